@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian package lerobot.cpp needs (when missing) and builds it in ./build.
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+#   scripts/setup.sh            # deps + Release build
+#   BUILD_DIR=/path scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libtorch-dev python3-torch            # LibTorch 1.13 (CPU, Gloo); python3-torch provides torchrun
+  libopenblas0-pthread                  # Debian's LibTorch is ~14x slower on the reference BLAS
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg   # video (dav1d, SVT-AV1, H.264, HEVC)
+  libsnappy-dev libzstd-dev zlib1g-dev  # parquet pages
+  nlohmann-json3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
+  libgtest-dev libbox2d-dev iproute2
+  clang libclang-rt-14-dev              # libFuzzer targets (scripts/fuzz.sh)
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+fi
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+echo "setup: built $BUILD_DIR/apps/lerobot-cpp/lerobot-cpp"

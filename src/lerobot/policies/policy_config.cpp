@@ -1,0 +1,50 @@
+// PolicyConfig base fields and PolicyFeature JSON conversion.
+#include "lerobot/policies/policy_config.h"
+
+#include <algorithm>
+
+namespace lerobot {
+
+void to_json(Json& j, const PolicyFeature& f) { j = Json{{"type", f.type}, {"shape", f.shape}}; }
+
+void from_json(const Json& j, PolicyFeature& f) {
+  f.type = j.at("type").get<std::string>();
+  f.shape = j.at("shape").get<std::vector<int64_t>>();
+  if (f.type != "VISUAL" && f.type != "STATE" && f.type != "ENV" && f.type != "ACTION" &&
+      f.type != "LANGUAGE" && f.type != "REWARD")
+    throw std::invalid_argument("feature type must be VISUAL, STATE, ENV or ACTION, not " + f.type);
+}
+
+void PolicyConfig::visit_base(FieldVisitor& v) {
+  field(v, "n_obs_steps", n_obs_steps, "Number of observation steps the policy sees");
+  field(v, "input_features", input_features, "Input features {key: {type, shape}} (derived from the dataset when empty)");
+  field(v, "output_features", output_features, "Output features {key: {type, shape}} (derived from the dataset)");
+  field(v, "device", device, "Device: cpu or cuda (auto-selected when null)");
+  field(v, "use_amp", use_amp, "Use automatic mixed precision at inference (training uses --accelerator.mixed_precision)");
+  field(v, "use_peft", use_peft, "Parameter-efficient fine-tuning (not supported; must stay false)");
+  field(v, "push_to_hub", push_to_hub, "Push to the Hugging Face hub (never done by lerobot.cpp)");
+  field(v, "repo_id", repo_id, "Hub repo id for the trained policy");
+  field(v, "private", private_, "Hub repo visibility");
+  field(v, "tags", tags, "Hub tags");
+  field(v, "license", license, "Hub license");
+  field(v, "pretrained_path", pretrained_path, "Directory of a pretrained_model to start from (set by --policy.path)");
+  field(v, "pretrained_revision", pretrained_revision, "Hub revision of the pretrained policy");
+}
+
+std::vector<std::string> PolicyConfig::ordered_input_keys() const {
+  std::vector<std::string> out;
+  for (const auto& k : input_feature_order)
+    if (input_features.count(k) && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  for (const auto& kv : input_features)
+    if (std::find(out.begin(), out.end(), kv.first) == out.end()) out.push_back(kv.first);
+  return out;
+}
+
+std::vector<std::string> PolicyConfig::image_feature_keys() const {
+  std::vector<std::string> out;
+  for (const auto& k : ordered_input_keys())
+    if (input_features.at(k).type == "VISUAL") out.push_back(k);
+  return out;
+}
+
+}  // namespace lerobot

@@ -1,0 +1,64 @@
+// PolicyConfig: the base of every policy config (LeRobot's PreTrainedConfig), the policy feature
+// description stored in config.json, and the registry that `--policy.type` chooses from.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lerobot/common/config/config.h"
+
+namespace lerobot {
+
+// LeRobot's FeatureType values, stored as strings in config.json.
+struct PolicyFeature {
+  std::string type;             // "VISUAL", "STATE", "ENV", "ACTION"
+  std::vector<int64_t> shape;   // images in (C, H, W)
+  bool operator==(const PolicyFeature& o) const { return type == o.type && shape == o.shape; }
+};
+void to_json(Json& j, const PolicyFeature& f);
+void from_json(const Json& j, PolicyFeature& f);
+
+class PolicyConfig : public ChoiceConfig {
+ public:
+  int64_t n_obs_steps = 1;
+  std::map<std::string, PolicyFeature> input_features;
+  std::map<std::string, PolicyFeature> output_features;
+  std::optional<std::string> device;
+  bool use_amp = false;
+  bool use_peft = false;
+  bool push_to_hub = false;  // LeRobot defaults to true; nothing is pushed from here
+  std::optional<std::string> repo_id;
+  bool private_ = false;
+  std::optional<std::vector<std::string>> tags;
+  std::optional<std::string> license;
+  std::optional<std::string> pretrained_path;
+  std::optional<std::string> pretrained_revision;
+
+  // Not a config.json field: the order of input_features in the dataset (LeRobot keeps dict
+  // order, which decides the camera token order of ACT and the key order written to
+  // config.json). input_features is a std::map (sorted), so whoever fills input_features from a
+  // dataset also fills this; load_policy_config() fills it from config.json's key order. Empty:
+  // sorted order. Lost when the config is deep-copied through JSON (ChoicePtr copies).
+  std::vector<std::string> input_feature_order;
+
+  // input_features keys in dataset order (input_feature_order first, then any others sorted).
+  std::vector<std::string> ordered_input_keys() const;
+  // Keys of VISUAL input features in that order (LeRobot's config.image_features).
+  std::vector<std::string> image_feature_keys() const;
+
+  // Declares the base fields; subclasses call this first from their visit().
+  void visit_base(FieldVisitor& v);
+
+  // Delta indices for the sampler (nullopt: no history/future for that key group).
+  virtual std::optional<std::vector<int64_t>> observation_delta_indices() const { return std::nullopt; }
+  virtual std::optional<std::vector<int64_t>> action_delta_indices() const { return std::nullopt; }
+  virtual int64_t drop_n_last_frames() const { return 0; }
+  // Normalization mode per feature type ("VISUAL" -> "MEAN_STD").
+  virtual std::map<std::string, std::string> normalization_mapping() const = 0;
+};
+
+using PolicyRegistry = Registry<PolicyConfig>;
+
+}  // namespace lerobot

@@ -1,0 +1,10 @@
+// The list of built-in policy types.
+#include "lerobot/policies/register_policies.h"
+
+#include "lerobot/policies/act/configuration_act.h"
+
+namespace lerobot {
+void register_policy_configs() {
+  PolicyRegistry::add("act", [] { return std::make_unique<ACTConfig>(); });
+}
+}  // namespace lerobot

@@ -1,0 +1,115 @@
+// TrainPipelineConfig field declarations and cross-field checks.
+#include "lerobot/train/train_config.h"
+
+#include <cstdlib>
+
+#include "lerobot/common/config/flags.h"
+#include "lerobot/common/fs.h"
+#include "lerobot/policies/register_policies.h"
+
+namespace lerobot {
+
+void GradientAccumulationConfig::validate() const {
+  if (steps < 1)
+    throw_usage("gradient accumulation steps must be >= 1, got " + std::to_string(steps),
+                "accelerator.gradient_accumulation.steps");
+}
+
+void AcceleratorConfig::validate() const {
+  if (mixed_precision != "no" && mixed_precision != "bf16" && mixed_precision != "fp16")
+    throw_usage("mixed_precision must be no, bf16 or fp16, got '" + mixed_precision + "'",
+                "accelerator.mixed_precision", "pass --accelerator.mixed_precision=bf16 (or fp16, no)");
+}
+
+void TrainPipelineConfig::visit(FieldVisitor& v) {
+  field(v, "dataset", dataset, "Dataset");
+  field(v, "env", env, "Simulated environment for evaluation during training");
+  field(v, "policy", policy, "Policy to train");
+  field(v, "output_dir", output_dir, "Output directory (default outputs/train/<date>/<time>_<job_name>)");
+  field(v, "job_name", job_name, "Job name (default <env.type>_<policy.type> or <policy.type>)");
+  field(v, "resume", resume, "Resume from --config_path=<checkpoint>/pretrained_model");
+  field(v, "seed", seed, "Seed for the sampler, model init and noise (same on every rank)");
+  field(v, "cudnn_deterministic", cudnn_deterministic, "Deterministic cuDNN (slower)");
+  field(v, "num_workers", num_workers, "Data loader worker threads");
+  field(v, "batch_size", batch_size, "Batch size per process (effective = batch_size x processes x accumulation)");
+  field(v, "prefetch_factor", prefetch_factor, "Batches prefetched per worker");
+  field(v, "persistent_workers", persistent_workers, "Keep loader workers between epochs");
+  field(v, "steps", steps, "Training steps (micro-batches per process)");
+  field(v, "env_eval_freq", env_eval_freq, "Evaluate in --env.type every N steps (0: off)");
+  field(v, "log_freq", log_freq, "Log metrics every N steps");
+  field(v, "eval_steps", eval_steps, "Held-out eval loss every N steps (needs dataset.eval_split > 0)");
+  field(v, "max_eval_samples", max_eval_samples, "Cap on held-out eval samples (0: all)");
+  field(v, "tolerance_s", tolerance_s, "Timestamp tolerance for frames and delta timestamps, seconds");
+  field(v, "save_checkpoint", save_checkpoint, "Write checkpoints");
+  field(v, "save_freq", save_freq, "Checkpoint every N steps (<=0: only at the end)");
+  field(v, "checkpoint_format", checkpoint_format, "safetensors");
+  field(v, "use_policy_training_preset", use_policy_training_preset, "Use the policy's optimizer/scheduler preset (ignores --optimizer.*/--scheduler.*)");
+  field(v, "optimizer", optimizer, "Optimizer (used when the preset is off)");
+  field(v, "scheduler", scheduler, "Learning-rate scheduler (used when the preset is off)");
+  field(v, "parallelism", parallelism, "Parallelism layout");
+  field(v, "accelerator", accelerator, "Mixed precision and gradient accumulation");
+  field(v, "eval", eval, "Environment evaluation");
+  field(v, "wandb", wandb, "Weights & Biases");
+  field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
+  field(v, "distributed", distributed, "lerobot.cpp distributed settings");
+}
+
+void TrainPipelineConfig::validate() const {
+  if (batch_size < 1) throw_usage("batch_size must be >= 1, got " + std::to_string(batch_size), "batch_size");
+  if (steps < 0) throw_usage("steps must be >= 0", "steps");
+  if (num_workers < 0) throw_usage("num_workers must be >= 0", "num_workers");
+  if (checkpoint_format != "safetensors")
+    throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
+                "checkpoint_format");
+  if (parallelism.dp_shard != 1)
+    throw_usage("sharded data parallelism is not supported yet", "parallelism.dp_shard",
+                "use --parallelism.dp_shard=1 (plain data parallelism)");
+}
+
+TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
+  register_all_configs();
+  TrainPipelineConfig cfg;
+  std::vector<Flag> flags = parse_flag_words(words);
+
+  bool has_config = false;
+  std::string config_path = take_flag(flags, "config_path", &has_config);
+  if (has_config) {
+    fs::path p(config_path);
+    if (fs::is_directory(p)) p /= "train_config.json";
+    if (!fs::exists(p))
+      throw_usage("config file not found: " + p.string(), "--config_path",
+                  "pass a train_config.json or the checkpoint's pretrained_model directory");
+    apply_json(cfg, load_json_or_yaml(p), "");
+  }
+
+  bool has_policy_path = false;
+  const std::string policy_path = take_flag(flags, "policy.path", &has_policy_path);
+  if (has_policy_path) {
+    for (const auto& f : flags)
+      if (f.key == "policy.type")
+        throw_usage("--policy.path and --policy.type are mutually exclusive", "--policy.type",
+                    "drop --policy.type: the type comes from " + policy_path + "/config.json");
+    const fs::path cfg_file = fs::path(policy_path) / "config.json";
+    if (!fs::exists(cfg_file))
+      throw_usage("no config.json in the policy directory", cfg_file.string(),
+                  "--policy.path must point at a pretrained_model directory");
+    apply_choice_json(cfg.policy, load_json_or_yaml(cfg_file), "policy");
+    cfg.policy->pretrained_path = policy_path;
+  }
+
+  bool has_mp = false;
+  for (const auto& f : flags) has_mp = has_mp || f.key == "accelerator.mixed_precision";
+  if (const char* env = std::getenv("ACCELERATE_MIXED_PRECISION"); env && !has_mp && *env)
+    flags.push_back({"accelerator.mixed_precision", env});
+
+  apply_flags(cfg, std::move(flags));
+  return cfg;
+}
+
+void register_all_configs() {
+  register_policy_configs();
+  register_optim_configs();
+  register_env_configs();
+}
+
+}  // namespace lerobot

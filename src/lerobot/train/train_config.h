@@ -1,0 +1,133 @@
+// TrainPipelineConfig: every `lerobot-cpp train` flag, with LeRobot's names and defaults
+// (configs/train.py, configs/default.py, configs/accelerator.py). Dumped as train_config.json.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "lerobot/common/config/config.h"
+#include "lerobot/datasets/dataset_config.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/optim/optimizer_config.h"
+#include "lerobot/policies/policy_config.h"
+
+namespace lerobot {
+
+struct GradientAccumulationConfig : Config {
+  int64_t steps = 1;
+  void visit(FieldVisitor& v) override {
+    field(v, "steps", steps, "Micro-batches per optimizer update (no communication in between)");
+  }
+  void validate() const override;
+};
+
+struct AcceleratorConfig : Config {
+  std::string mixed_precision = "no";
+  GradientAccumulationConfig gradient_accumulation;
+  void visit(FieldVisitor& v) override {
+    field(v, "mixed_precision", mixed_precision, "no, bf16 or fp16 (fp16 uses dynamic loss scaling); env ACCELERATE_MIXED_PRECISION");
+    field(v, "gradient_accumulation", gradient_accumulation, "Gradient accumulation");
+  }
+  void validate() const override;
+};
+
+struct ParallelismConfig : Config {
+  int64_t dp_replicate = 1;
+  int64_t dp_shard = 1;
+  void visit(FieldVisitor& v) override {
+    field(v, "dp_replicate", dp_replicate, "Data-parallel replicas (filled from the world size)");
+    field(v, "dp_shard", dp_shard, "Sharded data parallelism (only 1 is supported)");
+  }
+};
+
+struct EvalConfig : Config {
+  int64_t n_episodes = 50;
+  int64_t batch_size = 0;
+  bool use_async_envs = true;
+  void visit(FieldVisitor& v) override {
+    field(v, "n_episodes", n_episodes, "Episodes per evaluation");
+    field(v, "batch_size", batch_size, "Environments run at once (0: auto)");
+    field(v, "use_async_envs", use_async_envs, "Step environments in parallel threads");
+  }
+};
+
+struct WandBConfig : Config {
+  bool enable = false;
+  bool disable_artifact = false;
+  std::string project = "lerobot";
+  std::optional<std::string> entity;
+  std::optional<std::string> notes;
+  std::optional<std::string> run_id;
+  std::optional<std::string> mode;
+  void visit(FieldVisitor& v) override {
+    field(v, "enable", enable, "Weights & Biases logging (not available: use the JSONL/TensorBoard logs)");
+    field(v, "disable_artifact", disable_artifact, "Do not upload checkpoints as artifacts");
+    field(v, "project", project, "W&B project");
+    field(v, "entity", entity, "W&B entity");
+    field(v, "notes", notes, "W&B notes");
+    field(v, "run_id", run_id, "W&B run id");
+    field(v, "mode", mode, "W&B mode");
+  }
+};
+
+// lerobot.cpp's own distributed settings (not in LeRobot; see docs/DISTRIBUTED.md).
+struct DistributedConfig : Config {
+  double timeout_s = 300.0;
+  std::string backend = "auto";
+  bool bf16_compress = false;
+  double bucket_mb = 25.0;
+  void visit(FieldVisitor& v) override {
+    field(v, "timeout_s", timeout_s, "Seconds a collective may wait for a silent rank before failing, naming it");
+    field(v, "backend", backend, "auto, gloo or nccl");
+    field(v, "bf16_compress", bf16_compress, "All-reduce gradients in bf16");
+    field(v, "bucket_mb", bucket_mb, "Gradient bucket size in MB");
+  }
+};
+
+struct TrainPipelineConfig : Config {
+  DatasetConfig dataset;
+  ChoicePtr<EnvConfig> env;
+  ChoicePtr<PolicyConfig> policy;
+  std::optional<std::string> output_dir;
+  std::optional<std::string> job_name;
+  bool resume = false;
+  std::optional<int64_t> seed = 1000;
+  bool cudnn_deterministic = false;
+  int64_t num_workers = 4;
+  int64_t batch_size = 8;
+  int64_t prefetch_factor = 4;
+  bool persistent_workers = true;
+  int64_t steps = 100000;
+  int64_t env_eval_freq = 20000;
+  int64_t log_freq = 200;
+  int64_t eval_steps = 0;
+  int64_t max_eval_samples = 0;
+  double tolerance_s = 1e-4;
+  bool save_checkpoint = true;
+  int64_t save_freq = 20000;
+  std::string checkpoint_format = "safetensors";
+  bool use_policy_training_preset = true;
+  ChoicePtr<OptimizerConfig> optimizer;
+  ChoicePtr<SchedulerConfig> scheduler;
+  ParallelismConfig parallelism;
+  AcceleratorConfig accelerator;
+  EvalConfig eval;
+  WandBConfig wandb;
+  std::map<std::string, std::string> rename_map;
+  DistributedConfig distributed;
+
+  void visit(FieldVisitor& v) override;
+  void validate() const override;
+};
+
+// Registers every choice type (policies, optimizers, schedulers, envs). Idempotent.
+void register_all_configs();
+
+// Builds the config from command-line words: --policy.path=DIR (config.json of a pretrained
+// policy), --config_path=FILE|DIR (a train_config.json, or the pretrained_model dir holding one),
+// then the other flags; ACCELERATE_MIXED_PRECISION fills --accelerator.mixed_precision when the
+// flag is absent.
+TrainPipelineConfig parse_train_config(const std::vector<std::string>& words);
+
+}  // namespace lerobot

@@ -1,0 +1,188 @@
+// Config system: flags -> config -> JSON -> config round trip, precedence, and error messages.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "lerobot/common/config/flags.h"
+#include "lerobot/common/fs.h"
+#include "lerobot/policies/act/configuration_act.h"
+#include "lerobot/train/train_config.h"
+
+namespace lerobot {
+namespace {
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("lerobot_cfg_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string error_of(const std::vector<std::string>& words) {
+  try {
+    parse_train_config(words);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, FlagsSetNestedChoiceAndListFields) {
+  auto cfg = parse_train_config({"--policy.type=act", "--policy.chunk_size=20", "--policy.n_action_steps=10",
+                                 "--dataset.root=/data/x", "--dataset.episodes=[0, 2, 5]", "--batch_size=16",
+                                 "--accelerator.gradient_accumulation.steps=4", "--policy.use_vae=false",
+                                 "--optimizer.type=adamw", "--optimizer.betas=[0.8, 0.9]",
+                                 "--rename_map={\"a\": \"b\"}"});
+  auto* act = cfg.policy.as<ACTConfig>();
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(act->chunk_size, 20);
+  EXPECT_EQ(act->n_action_steps, 10);
+  EXPECT_FALSE(act->use_vae);
+  EXPECT_EQ(act->dim_model, 512);  // untouched default
+  ASSERT_TRUE(cfg.dataset.root.has_value());
+  EXPECT_EQ(*cfg.dataset.root, "/data/x");
+  EXPECT_EQ(*cfg.dataset.episodes, (std::vector<int64_t>{0, 2, 5}));
+  EXPECT_EQ(cfg.batch_size, 16);
+  EXPECT_EQ(cfg.accelerator.gradient_accumulation.steps, 4);
+  EXPECT_EQ(cfg.optimizer->type(), "adamw");
+  EXPECT_EQ(cfg.optimizer.as<AdamWConfig>()->betas, (std::vector<double>{0.8, 0.9}));
+  EXPECT_DOUBLE_EQ(cfg.optimizer->weight_decay, 1e-2);  // adamw's own default
+  EXPECT_EQ(cfg.rename_map.at("a"), "b");
+}
+
+TEST(Config, RoundTripThroughJsonDumpIsIdentical) {
+  auto cfg = parse_train_config({"--policy.type=act", "--policy.chunk_size=33", "--dataset.root=/tmp/d",
+                                 "--dataset.episodes=[1,3]", "--seed=7", "--policy.temporal_ensemble_coeff=0.01",
+                                 "--policy.n_action_steps=1", "--env.type=reach2d", "--scheduler.type=diffuser",
+                                 "--scheduler.num_warmup_steps=12", "--output_dir=out/x", "--log_freq=5"});
+  const Json dumped = to_json(cfg);
+  const std::string path = temp_file("train_config.json", dump_pretty(dumped));
+  auto loaded = parse_train_config({"--config_path=" + path});
+  EXPECT_EQ(dump_pretty(to_json(loaded)), dump_pretty(dumped));
+  EXPECT_EQ(loaded.policy.as<ACTConfig>()->chunk_size, 33);
+  EXPECT_DOUBLE_EQ(*loaded.policy.as<ACTConfig>()->temporal_ensemble_coeff, 0.01);
+  EXPECT_EQ(loaded.scheduler->num_warmup_steps, 12);
+  EXPECT_EQ(*loaded.seed, 7);
+  // A changed value must show up in the dump (the comparison above is not vacuous).
+  loaded.policy.as<ACTConfig>()->chunk_size = 34;
+  EXPECT_NE(dump_pretty(to_json(loaded)), dump_pretty(dumped));
+}
+
+TEST(Config, DumpUsesLeRobotFieldNamesAndTypeFirst) {
+  auto cfg = parse_train_config({"--policy.type=act"});
+  const Json j = to_json(cfg);
+  for (const char* key : {"dataset", "env", "policy", "output_dir", "job_name", "resume", "seed", "num_workers",
+                          "batch_size", "steps", "env_eval_freq", "log_freq", "save_checkpoint", "save_freq",
+                          "use_policy_training_preset", "optimizer", "scheduler", "eval", "wandb"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["policy"].begin().key(), "type");
+  EXPECT_EQ(j["policy"]["type"], "act");
+  EXPECT_EQ(j["policy"]["kl_weight"], 10.0);
+  EXPECT_TRUE(j["env"].is_null());
+  EXPECT_TRUE(j["policy"].contains("private"));
+}
+
+TEST(Config, FileThenFlagsPrecedence) {
+  const std::string yaml = temp_file("cfg.yaml",
+                                     "batch_size: 4\n"
+                                     "steps: 50\n"
+                                     "policy:\n"
+                                     "  type: act\n"
+                                     "  chunk_size: 10\n"
+                                     "  n_action_steps: 10\n"
+                                     "dataset:\n"
+                                     "  root: /from/file\n");
+  auto cfg = parse_train_config({"--config_path=" + yaml, "--batch_size=12", "--policy.n_action_steps=5"});
+  EXPECT_EQ(cfg.batch_size, 12);                              // flag wins
+  EXPECT_EQ(cfg.steps, 50);                                   // file value kept
+  EXPECT_EQ(cfg.policy.as<ACTConfig>()->chunk_size, 10);      // file value kept
+  EXPECT_EQ(cfg.policy.as<ACTConfig>()->n_action_steps, 5);   // flag wins
+  EXPECT_EQ(*cfg.dataset.root, "/from/file");
+  // The order of words on the command line does not change precedence.
+  auto cfg2 = parse_train_config({"--batch_size=12", "--config_path=" + yaml});
+  EXPECT_EQ(cfg2.batch_size, 12);
+}
+
+TEST(Config, JsonFileWorksToo) {
+  const std::string json = temp_file("cfg.json", R"({"steps": 9, "policy": {"type": "act", "dim_model": 64}})");
+  auto cfg = parse_train_config({"--config_path=" + json});
+  EXPECT_EQ(cfg.steps, 9);
+  EXPECT_EQ(cfg.policy.as<ACTConfig>()->dim_model, 64);
+}
+
+TEST(Config, UnknownFlagNamesItAndSuggestsNearest) {
+  const std::string msg = error_of({"--policy.type=act", "--policy.chunck_size=5"});
+  EXPECT_NE(msg.find("--policy.chunck_size"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("policy.chunk_size"), std::string::npos) << msg;
+  const std::string msg2 = error_of({"--bach_size=5"});
+  EXPECT_NE(msg2.find("--bach_size"), std::string::npos) << msg2;
+  EXPECT_NE(msg2.find("did you mean '--batch_size'"), std::string::npos) << msg2;
+}
+
+TEST(Config, UnknownKeyInFileNamesIt) {
+  const std::string yaml = temp_file("bad.yaml", "dataset:\n  rot: /x\n");
+  const std::string msg = error_of({"--config_path=" + yaml});
+  EXPECT_NE(msg.find("dataset.rot"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dataset.root"), std::string::npos) << msg;
+}
+
+TEST(Config, BadValuesNameTheKey) {
+  std::string msg = error_of({"--batch_size=eight"});
+  EXPECT_NE(msg.find("batch_size"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("integer"), std::string::npos) << msg;
+  msg = error_of({"--policy.type=act", "--policy.use_vae=maybe"});
+  EXPECT_NE(msg.find("policy.use_vae"), std::string::npos) << msg;
+  msg = error_of({"--dataset.episodes=[1, x]"});
+  EXPECT_NE(msg.find("dataset.episodes"), std::string::npos) << msg;
+  msg = error_of({"--policy.type=actt"});
+  EXPECT_NE(msg.find("actt"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'act'"), std::string::npos) << msg;
+  msg = error_of({"--accelerator.mixed_precision=fp8"});
+  EXPECT_NE(msg.find("accelerator.mixed_precision"), std::string::npos) << msg;
+  msg = error_of({"--policy.chunk_size=3"});  // no type chosen yet
+  EXPECT_NE(msg.find("--policy.type"), std::string::npos) << msg;
+}
+
+TEST(Config, ValidationRunsAfterFlags) {
+  const std::string msg = error_of({"--policy.type=act", "--policy.chunk_size=5", "--policy.n_action_steps=6"});
+  EXPECT_NE(msg.find("n_action_steps"), std::string::npos) << msg;
+}
+
+TEST(Config, AccelerateEnvFillsMixedPrecisionUnlessFlagGiven) {
+  ::setenv("ACCELERATE_MIXED_PRECISION", "bf16", 1);
+  EXPECT_EQ(parse_train_config({}).accelerator.mixed_precision, "bf16");
+  EXPECT_EQ(parse_train_config({"--accelerator.mixed_precision=fp16"}).accelerator.mixed_precision, "fp16");
+  ::unsetenv("ACCELERATE_MIXED_PRECISION");
+  EXPECT_EQ(parse_train_config({}).accelerator.mixed_precision, "no");
+}
+
+TEST(Config, SpaceSeparatedValuesAndDashes) {
+  auto cfg = parse_train_config({"--batch_size", "3", "--policy.type", "act", "--log-freq=9"});
+  EXPECT_EQ(cfg.batch_size, 3);
+  EXPECT_EQ(cfg.log_freq, 9);
+}
+
+TEST(Config, HelpListsEveryFlagWithDefault) {
+  register_all_configs();
+  TrainPipelineConfig cfg;
+  std::ostringstream os;
+  print_help(cfg, os);
+  const std::string help = os.str();
+  for (const char* flag : {"--batch_size=<int>", "--dataset.root=", "--policy.chunk_size=<int>", "--policy.kl_weight",
+                           "--optimizer.betas", "--accelerator.gradient_accumulation.steps", "--scheduler.num_warmup_steps",
+                           "--env.type={push2d,reach2d}"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+  EXPECT_NE(help.find("(default: 8)"), std::string::npos);
+  // Every reachable flag of a fully chosen config appears in the help text.
+  auto full = parse_train_config({"--policy.type=act", "--optimizer.type=sgd", "--scheduler.type=diffuser",
+                                  "--env.type=push2d"});
+  for (const auto& p : flag_paths(full)) EXPECT_NE(help.find("--" + p), std::string::npos) << p;
+}
+
+}  // namespace
+}  // namespace lerobot
