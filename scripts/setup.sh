@@ -13,7 +13,7 @@ PACKAGES=(
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg   # video (dav1d, SVT-AV1, H.264, HEVC)
   libsnappy-dev libzstd-dev zlib1g-dev  # parquet pages
   nlohmann-json3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
-  libgtest-dev libbox2d-dev iproute2
+  libgtest-dev libbox2d-dev iproute2 libgloo-dev
   clang libclang-rt-14-dev              # libFuzzer targets (scripts/fuzz.sh)
 )
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <mutex>
 
@@ -27,7 +28,9 @@ const char* level_tag(LogLevel level) {
 
 void set_log_rank(int rank, int world_size) {
   g_rank = rank;
-  g_world = world_size;
+  // Under our own launcher every line is already prefixed "[rank R]" by the parent.
+  const char* launcher = std::getenv("LEROBOT_LAUNCHER");
+  g_world = (launcher && std::string(launcher) == "lerobot-cpp") ? 1 : world_size;
 }
 void set_log_level(LogLevel level) { g_level = static_cast<int>(level); }
 LogLevel log_level() { return static_cast<LogLevel>(g_level.load()); }

@@ -1,0 +1,121 @@
+// LibTorch version shims: the few places where 1.13 (Debian, CPU) and 2.x (CUDA builds) differ.
+#pragma once
+
+#include <torch/version.h>
+
+// ===== distributed (c10d) — owned by src/lerobot/distributed ======================================
+// - 1.13: ProcessGroupGloo/NCCL derive from c10d::ProcessGroup; 2.x: from c10d::Backend. Code in
+//   distributed/ holds the concrete classes and calls their collectives directly, which compiles on
+//   both; name the base only through lerobot::compat::C10dBackendBase (define LEROBOT_C10D_COMPAT
+//   after including the c10d headers).
+// - Headers live in <torch/csrc/distributed/c10d/...> from 1.13 on (not <c10d/...>).
+// - TCPStoreOptions: assign fields one by one (2.x adds useLibUV/masterListenFd).
+// - Post-accumulate-grad hooks (2.1+) are not used; the AccumulateGrad post-hook works on both.
+// - NCCL error-handling variables were renamed TORCH_NCCL_* in 2.2.
+#ifndef LEROBOT_TORCH_AT_LEAST
+#define LEROBOT_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#endif
+
+namespace lerobot {
+namespace compat {
+#if LEROBOT_TORCH_AT_LEAST(2, 2)
+constexpr const char* kNcclAsyncErrorHandlingEnv = "TORCH_NCCL_ASYNC_ERROR_HANDLING";
+#else
+constexpr const char* kNcclAsyncErrorHandlingEnv = "NCCL_ASYNC_ERROR_HANDLING";
+#endif
+}  // namespace compat
+}  // namespace lerobot
+
+#if defined(LEROBOT_C10D_COMPAT) && !defined(LEROBOT_C10D_COMPAT_DONE)
+#define LEROBOT_C10D_COMPAT_DONE
+namespace lerobot {
+namespace compat {
+#if TORCH_VERSION_MAJOR >= 2
+using C10dBackendBase = ::c10d::Backend;
+#else
+using C10dBackendBase = ::c10d::ProcessGroup;
+#endif
+}  // namespace compat
+}  // namespace lerobot
+#endif
+// ===== end distributed ============================================================================
+
+// ===== policies (torch::nn) — owned by src/lerobot/policies =======================================
+// Only what policies/ and bench/act_latency need; both spellings are identical on 1.13 and 2.x
+// today, kept here so a future difference is fixed in one place.
+#if defined(LEROBOT_POLICIES_COMPAT) || !defined(LEROBOT_C10D_COMPAT)
+#ifndef LEROBOT_POLICIES_COMPAT_DONE
+#define LEROBOT_POLICIES_COMPAT_DONE
+#include <torch/torch.h>
+namespace lerobot {
+// Inference without autograd bookkeeping (c10::InferenceMode exists from 1.9 on). Tensors made
+// under it cannot enter autograd later, so policies never cache tensors created under it.
+using InferenceGuard = c10::InferenceMode;
+// torchvision's ResNet conv init: kaiming_normal_(mode="fan_out", nonlinearity="relu").
+inline void kaiming_normal_fan_out_relu(torch::Tensor& w) {
+  torch::nn::init::kaiming_normal_(w, 0.0, torch::kFanOut, torch::kReLU);
+}
+}  // namespace lerobot
+#endif
+#endif
+// ===== end policies ===============================================================================
+
+// ===== autocast — owned by src/lerobot/train ======================================================
+// 1.13 has per-device setters (set_cpu_enabled / set_autocast_cpu_dtype / set_autocast_gpu_dtype);
+// 2.4+ takes the device type as an argument and deprecates the old spellings.
+#if defined(LEROBOT_AUTOCAST_COMPAT) && !defined(LEROBOT_AUTOCAST_COMPAT_DONE)
+#define LEROBOT_AUTOCAST_COMPAT_DONE
+#include <ATen/autocast_mode.h>
+namespace lerobot {
+namespace compat {
+inline void set_autocast(bool cuda, bool enabled, at::ScalarType dtype) {
+#if LEROBOT_TORCH_AT_LEAST(2, 4)
+  const auto dev = cuda ? at::kCUDA : at::kCPU;
+  at::autocast::set_autocast_enabled(dev, enabled);
+  if (enabled) at::autocast::set_autocast_dtype(dev, dtype);
+#else
+  if (cuda) {
+    at::autocast::set_enabled(enabled);
+    if (enabled) at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+    if (enabled) at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+#endif
+}
+}  // namespace compat
+}  // namespace lerobot
+#endif
+// ===== end autocast ===============================================================================
+
+// ===== optim (torch::optim) — owned by src/lerobot/optim ==========================================
+// torch::optim::Optimizer::state() is keyed by std::string (the TensorImpl address printed by
+// c10::guts::to_string) on 1.13 and by void* (the TensorImpl address) on 2.x. The key type is
+// read off the map itself, so no version number is needed. Define LEROBOT_OPTIM_COMPAT before
+// including this header to get it.
+#if defined(LEROBOT_OPTIM_COMPAT) && !defined(LEROBOT_OPTIM_COMPAT_DONE)
+#define LEROBOT_OPTIM_COMPAT_DONE
+#include <torch/optim/optimizer.h>
+
+#include <sstream>
+#include <string>
+#include <type_traits>
+namespace lerobot {
+namespace compat {
+using OptimStateMap = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>;
+using OptimStateKey = typename OptimStateMap::key_type;
+template <class Key = OptimStateKey>
+inline Key optim_state_key(const at::Tensor& p) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream os;  // what c10::guts::to_string(TensorImpl*) produces
+    os << p.unsafeGetTensorImpl();
+    return os.str();
+  } else {
+    return static_cast<Key>(p.unsafeGetTensorImpl());
+  }
+}
+}  // namespace compat
+}  // namespace lerobot
+#endif
+// ===== end optim ==================================================================================

@@ -1,0 +1,164 @@
+// C10dGroup<Backend>: ProcessGroup over a concrete c10d backend (Gloo or NCCL), with timeouts that
+// end in an error naming the ranks at fault. Internal to distributed/.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "lerobot/distributed/peer_monitor.h"
+#include "lerobot/distributed/process_group.h"
+
+namespace lerobot {
+
+inline int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Everything a C10dGroup shares with the works it hands out.
+struct C10dContext {
+  std::shared_ptr<PeerMonitor> monitor;
+  std::chrono::milliseconds timeout;
+  // Blocks until `work` is done or throws (the backend's own error, or a timeout).
+  std::function<void(const c10::intrusive_ptr<c10d::Work>&)> wait;
+};
+
+class C10dWork : public CollectiveWork {
+ public:
+  C10dWork(std::shared_ptr<C10dContext> ctx, c10::intrusive_ptr<c10d::Work> work, std::string op,
+           int64_t seq, torch::Tensor tensor, double divide_by)
+      : ctx_(std::move(ctx)), work_(std::move(work)), op_(std::move(op)), seq_(seq),
+        tensor_(std::move(tensor)), divide_by_(divide_by),
+        done_ns_(std::make_shared<std::atomic<int64_t>>(0)) {
+    try {
+      auto done = done_ns_;
+      work_->getFuture()->addCallback([done](c10::ivalue::Future&) { *done = steady_now_ns(); });
+    } catch (const std::exception&) {
+      // No future on this backend: completion time is taken at wait().
+    }
+  }
+  void wait() override {
+    if (waited_) return;
+    try {
+      ctx_->wait(work_);
+    } catch (const std::exception& e) {
+      ctx_->monitor->fail(op_, seq_, e.what());
+    }
+    waited_ = true;
+    if (done_ns_->load() == 0) *done_ns_ = steady_now_ns();
+    if (divide_by_ != 1.0) tensor_.div_(divide_by_);
+  }
+  int64_t completed_at_ns() const override { return done_ns_->load(); }
+
+ private:
+  std::shared_ptr<C10dContext> ctx_;
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::string op_;
+  int64_t seq_;
+  torch::Tensor tensor_;
+  double divide_by_;
+  std::shared_ptr<std::atomic<int64_t>> done_ns_;
+  bool waited_ = false;
+};
+
+template <class Backend>
+class C10dGroup : public ProcessGroup {
+ public:
+  C10dGroup(c10::intrusive_ptr<Backend> pg, std::shared_ptr<C10dContext> ctx, int rank, int world,
+            std::string name, torch::Device device)
+      : pg_(std::move(pg)), ctx_(std::move(ctx)), rank_(rank), world_(world),
+        name_(std::move(name)), device_(device) {}
+
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_; }
+  std::string backend() const override { return name_; }
+  torch::Device device() const override { return device_; }
+
+  std::unique_ptr<CollectiveWork> all_reduce_async(torch::Tensor tensor, ReduceOp op) override {
+    int64_t seq = ctx_->monitor->enter();
+    std::vector<at::Tensor> v{tensor};
+    c10d::AllreduceOptions o;
+    o.reduceOp = op == ReduceOp::kMax ? c10d::ReduceOp::MAX : c10d::ReduceOp::SUM;
+    o.timeout = ctx_->timeout;
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+      work = pg_->allreduce(v, o);
+    } catch (const std::exception& e) {
+      ctx_->monitor->fail("all_reduce", seq, e.what());
+    }
+    return std::make_unique<C10dWork>(ctx_, work, "all_reduce", seq, tensor,
+                                      op == ReduceOp::kAvg ? static_cast<double>(world_) : 1.0);
+  }
+
+  void broadcast(torch::Tensor tensor, int root) override {
+    int64_t seq = ctx_->monitor->enter();
+    std::vector<at::Tensor> v{tensor};
+    c10d::BroadcastOptions o;
+    o.rootRank = root;
+    o.timeout = ctx_->timeout;
+    run("broadcast", seq, [&] { return pg_->broadcast(v, o); });
+  }
+
+  void barrier() override {
+    // An all-reduce of one element: the same on every backend, no device guessing for NCCL.
+    auto t = torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat).device(device_));
+    all_reduce_async(t, ReduceOp::kSum)->wait();
+  }
+
+  std::vector<double> all_gather(double value) override {
+    int64_t seq = ctx_->monitor->enter();
+    auto opts = torch::TensorOptions().dtype(torch::kDouble).device(device_);
+    std::vector<at::Tensor> in{torch::full({1}, value, opts)};
+    std::vector<std::vector<at::Tensor>> out(1);
+    for (int r = 0; r < world_; ++r) out[0].push_back(torch::zeros({1}, opts));
+    c10d::AllgatherOptions o;
+    o.timeout = ctx_->timeout;
+    run("all_gather", seq, [&] { return pg_->allgather(out, in, o); });
+    std::vector<double> values;
+    for (auto& t : out[0]) values.push_back(t.cpu().item<double>());
+    return values;
+  }
+
+ private:
+  template <class F>
+  void run(const char* op, int64_t seq, F&& launch) {
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+      work = launch();
+    } catch (const std::exception& e) {
+      ctx_->monitor->fail(op, seq, e.what());
+    }
+    C10dWork(ctx_, work, op, seq, torch::Tensor(), 1.0).wait();
+  }
+
+  c10::intrusive_ptr<Backend> pg_;
+  std::shared_ptr<C10dContext> ctx_;
+  int rank_;
+  int world_;
+  std::string name_;
+  torch::Device device_;
+};
+
+// Shared set-up for the c10d groups: connects to (or hosts) the TCPStore, checks every rank in,
+// starts the heartbeat. Returns the store prefixed for the backend ("<ns>/<backend>/").
+struct Rendezvous {
+  c10::intrusive_ptr<c10d::Store> store;  // for the backend
+  std::shared_ptr<PeerMonitor> monitor;
+};
+Rendezvous rendezvous(const LaunchEnv& env, const ProcessGroupOptions& options,
+                      const std::string& backend);
+
+std::shared_ptr<ProcessGroup> make_gloo_group(const LaunchEnv& env,
+                                              const ProcessGroupOptions& options);
+#ifdef LEROBOT_WITH_NCCL
+std::shared_ptr<ProcessGroup> make_nccl_group(const LaunchEnv& env,
+                                              const ProcessGroupOptions& options);
+#endif
+
+}  // namespace lerobot

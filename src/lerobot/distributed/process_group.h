@@ -1,0 +1,96 @@
+// ProcessGroup: the collectives the trainer needs, behind one interface (single, Gloo, NCCL).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lerobot/distributed/launch_env.h"
+
+namespace lerobot {
+
+enum class ReduceOp { kSum, kAvg, kMax };
+
+// A collective in flight. wait() blocks until it finished (throws a lerobot::Error naming the ranks
+// that did not answer when it fails or times out); the result is then in the tensor(s) passed.
+class CollectiveWork {
+ public:
+  virtual ~CollectiveWork() = default;
+  virtual void wait() = 0;
+  // Steady-clock time (ns since epoch of std::chrono::steady_clock) at which the collective
+  // completed, or 0 while unknown. Used for overlap statistics.
+  virtual int64_t completed_at_ns() const { return 0; }
+};
+
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  virtual std::string backend() const = 0;  // "single", "gloo", "nccl"
+  // Device the collectives expect tensors on (cpu for Gloo, cuda:LOCAL_RANK for NCCL).
+  virtual torch::Device device() const = 0;
+
+  // In place on `tensor` (contiguous, on device()). kAvg = sum / world_size.
+  virtual std::unique_ptr<CollectiveWork> all_reduce_async(torch::Tensor tensor, ReduceOp op) = 0;
+  void all_reduce(torch::Tensor tensor, ReduceOp op = ReduceOp::kSum) {
+    all_reduce_async(std::move(tensor), op)->wait();
+  }
+  // In place: every rank ends with root's values.
+  virtual void broadcast(torch::Tensor tensor, int root = 0) = 0;
+  virtual void barrier() = 0;
+  // One value per rank, indexed by rank.
+  virtual std::vector<double> all_gather(double value) = 0;
+  // Convenience: reduce one number.
+  double all_reduce(double value, ReduceOp op);
+};
+
+// world 1: every collective is a no-op (all_reduce with kAvg/kSum/kMax leaves the tensor as is).
+class SingleProcessGroup : public ProcessGroup {
+ public:
+  int rank() const override { return 0; }
+  int world_size() const override { return 1; }
+  std::string backend() const override { return "single"; }
+  torch::Device device() const override { return device_; }
+  std::unique_ptr<CollectiveWork> all_reduce_async(torch::Tensor tensor, ReduceOp op) override;
+  void broadcast(torch::Tensor, int) override {}
+  void barrier() override {}
+  std::vector<double> all_gather(double value) override { return {value}; }
+  explicit SingleProcessGroup(torch::Device device = torch::kCPU) : device_(device) {}
+
+ private:
+  torch::Device device_;
+};
+
+struct ProcessGroupOptions {
+  std::string backend = "auto";  // "auto" (nccl when built with it and CUDA is available, else gloo),
+                                 // "gloo", "nccl"
+  std::chrono::milliseconds timeout{std::chrono::seconds(1800)};
+  // Interval of the store heartbeat that lets a failing rank tell dead peers from slow ones.
+  std::chrono::milliseconds heartbeat{std::chrono::milliseconds(500)};
+};
+
+// world_size 1 → SingleProcessGroup. Otherwise connects to the TCPStore at master_addr:master_port
+// (rank 0 hosts it unless use_agent_store), checks in every rank (naming the ranks that did not
+// arrive within the timeout) and builds the backend. Usage errors for an unknown backend, NCCL
+// asked for in a build without it, or a missing master address.
+std::shared_ptr<ProcessGroup> make_process_group(const LaunchEnv& env,
+                                                 const ProcessGroupOptions& options = {});
+
+// Seconds → the options' timeout (a convenience for the trainer's --distributed.timeout_s).
+inline ProcessGroupOptions process_group_options(const std::string& backend, double timeout_s) {
+  ProcessGroupOptions o;
+  o.backend = backend;
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000.0));
+  return o;
+}
+
+// Broadcasts every parameter and buffer of `module` from rank 0 (at start-up, so replicas agree).
+void broadcast_parameters(torch::nn::Module& module, ProcessGroup& group);
+// Broadcasts only the buffers (BatchNorm running stats) from rank 0; call once per step.
+void broadcast_buffers(torch::nn::Module& module, ProcessGroup& group);
+
+}  // namespace lerobot
