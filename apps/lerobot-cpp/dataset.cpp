@@ -1,17 +1,188 @@
-// `lerobot-cpp dataset`.
+// `lerobot-cpp dataset info|validate|stats|generate DIR`: inspect, check and recompute stats of a
+// LeRobot dataset. Subcommands are a table: add an entry to extend it.
+#include <cmath>
+#include <functional>
+#include <iomanip>
 #include <iostream>
+#include <map>
 
 #include "commands.h"
+#include "dataset_generate.h"
 #include "lerobot/common/error.h"
+#include "lerobot/datasets/dataset_stats.h"
+#include "lerobot/datasets/lerobot_dataset.h"
+#include "lerobot/datasets/validate.h"
+#include "lerobot/io/parquet/parquet_file.h"
+#include "lerobot/io/video/video_probe.h"
 
 namespace lerobot::app {
 
-int dataset_main(const Args& args) {
-  if (wants_help(args)) {
-    std::cout << "usage: lerobot-cpp dataset [--flag=value ...]\n";
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+const std::string& dir_arg(const Args& args, const char* cmd) {
+  for (const auto& a : args)
+    if (!a.empty() && a[0] != '-') return a;
+  throw_usage(std::string("missing dataset directory"), std::string("lerobot-cpp dataset ") + cmd,
+              std::string("usage: lerobot-cpp dataset ") + cmd + " DIR");
+}
+
+int info_main(const Args& args) {
+  const fs::path root = dir_arg(args, "info");
+  const DatasetMetadata m = load_dataset_metadata(root);
+  std::cout << "dataset   " << root.string() << "\n"
+            << "version   " << m.codebase_version << "\n"
+            << "fps       " << m.fps << "\n"
+            << "frames    " << m.total_frames << "\n"
+            << "episodes  " << m.total_episodes << "\n"
+            << "tasks     " << m.tasks.size() << "\n";
+  for (size_t i = 0; i < m.tasks.size(); ++i) std::cout << "  [" << i << "] " << m.tasks[i] << "\n";
+  std::cout << "features\n";
+  for (const auto& f : m.features)
+    std::cout << "  " << std::left << std::setw(32) << f.key << std::setw(10) << f.dtype << shape_str(f.shape) << "\n";
+  const auto cams = m.camera_keys();
+  if (!cams.empty()) std::cout << "cameras\n";
+  for (const auto& k : cams) {
+    const auto& f = m.feature(k);
+    std::string codec = f.info.is_object() && f.info.contains("video.codec") ? f.info["video.codec"].get<std::string>() : "?";
+    std::string note;
+    if (f.is_video() && !m.episodes.empty() && m.episodes[0].videos.count(k)) {
+      const fs::path p = root / m.episodes[0].videos.at(k).file;
+      if (fs::exists(p)) {
+        const VideoInfo vi = probe_video(p.string());
+        codec = vi.codec;
+        note = " " + std::to_string(vi.width) + "x" + std::to_string(vi.height) + " " + vi.pix_fmt;
+      } else {
+        note = " (video files absent)";
+      }
+    }
+    std::cout << "  " << std::left << std::setw(32) << k << (f.is_video() ? codec : "png") << note << "\n";
+  }
+  return 0;
+}
+
+int validate_main(const Args& args) {
+  const fs::path root = dir_arg(args, "validate");
+  ValidateOptions o;
+  for (const auto& a : args)
+    if (a == "--require_videos" || a == "--require_videos=true") o.allow_missing_videos_dir = false;
+  const ValidationReport r = validate_dataset(root, o);
+  for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
+  for (const auto& p : r.problems) std::cout << "problem: " << p << "\n";
+  if (r.ok()) {
+    std::cout << "OK\n";
     return 0;
   }
-  throw_runtime("'dataset' is not built yet", "lerobot-cpp dataset");
+  std::cout << r.problems.size() << " problem(s)\n";
+  return static_cast<int>(ErrorKind::kData);
+}
+
+int stats_main(const Args& args) {
+  const fs::path root = dir_arg(args, "stats");
+  LeRobotDataset ds(root);
+  const DatasetMetadata& m = ds.meta();
+  std::vector<DatasetStats> per_ep;
+  bool videos_present = true;
+  for (const auto& [from, to] : ds.episode_ranges()) {
+    DatasetStats st;
+    std::vector<int64_t> idx;
+    for (int64_t i = from; i < to; ++i) idx.push_back(i);
+    for (const auto& f : m.features) {
+      if (f.is_string()) continue;
+      if (f.is_camera()) {
+        const auto& ep = m.episode(ds.episode_of(from));
+        if (!ep.videos.count(f.key) || !fs::exists(root / ep.videos.at(f.key).file)) { videos_present = false; continue; }
+        std::vector<int64_t> picks;
+        for (int64_t k : sample_frame_indices(to - from)) picks.push_back(from + k);
+        st[f.key] = compute_image_stats(ds.decode_frames(f.key, picks));
+        continue;
+      }
+      const auto& e = m.episode(ds.episode_of(from));
+      ParquetFile pf(root / e.data_file);
+      const RowRange rr{e.data_row_begin, e.data_row_begin + e.length};
+      torch::Tensor t;
+      if (f.shape.size() == 1 && f.shape[0] > 1) {
+        auto c = pf.read_float_list(f.key, rr);
+        t = torch::tensor(c.values, torch::kFloat32).reshape({e.length, f.shape[0]});
+      } else if (f.dtype == "float32") {
+        t = torch::tensor(pf.read_float(f.key, rr), torch::kFloat32);
+      } else {
+        t = torch::tensor(pf.read_int64(f.key, rr), torch::kInt64);
+      }
+      st[f.key] = compute_array_stats(t);
+    }
+    per_ep.push_back(std::move(st));
+  }
+  const DatasetStats agg = aggregate_stats(per_ep);
+  if (!videos_present) std::cout << "note: video files absent: camera stats not recomputed\n";
+  int worse = 0;
+  for (const auto& [key, st] : agg) {
+    std::cout << key << "\n";
+    for (const char* s : {"mean", "std", "min", "max"}) {
+      const torch::Tensor v = st.at(s).flatten();
+      std::cout << "  " << std::left << std::setw(5) << s;
+      for (int64_t i = 0; i < v.numel(); ++i) std::cout << " " << std::setprecision(6) << v[i].item<double>();
+      std::cout << "\n";
+    }
+    std::cout << "  count " << st.at("count").item<int64_t>();
+    auto file = m.stats.find(key);
+    if (file == m.stats.end()) {
+      std::cout << "\n  (not in meta/stats.json)\n";
+      continue;
+    }
+    double worst = 0;
+    for (const char* s : {"mean", "min", "max"}) {
+      auto it = file->second.find(s);
+      if (it == file->second.end()) continue;
+      const torch::Tensor a = st.at(s).flatten(), b = it->second.flatten().to(torch::kFloat64);
+      if (a.numel() != b.numel()) { worst = INFINITY; continue; }
+      worst = std::max(worst, ((a - b).abs() / b.abs().clamp_min(1e-12)).max().item<double>());
+    }
+    std::cout << "\n  max relative difference vs meta/stats.json (mean/min/max): " << worst << "\n";
+    if (worst > 1e-4) ++worse;
+  }
+  std::cout << (worse ? std::to_string(worse) + " feature(s) differ from meta/stats.json by more than 1e-4\n"
+                      : std::string("stats match meta/stats.json (relative difference <= 1e-4)\n"));
+  return 0;
+}
+
+struct Sub {
+  const char* help;
+  std::function<int(const Args&)> run;
+};
+
+const std::map<std::string, Sub>& table() {
+  static const std::map<std::string, Sub> t = {
+      {"info", {"usage: lerobot-cpp dataset info DIR\n  version, fps, frames, episodes, tasks, features (dtype, shape), cameras (codec)\n", info_main}},
+      {"validate", {"usage: lerobot-cpp dataset validate DIR [--require_videos]\n  checks every LeRobot v3.0 format invariant; prints each problem; exit 0 and OK when clean.\n  A dataset without a videos/ folder is accepted with a note unless --require_videos.\n", validate_main}},
+      {"stats", {"usage: lerobot-cpp dataset stats DIR\n  recomputes the stats and compares mean/min/max with meta/stats.json\n", stats_main}},
+      {"generate", {"usage: lerobot-cpp dataset generate [--flag=value ...]\n  creates a synthetic dataset\n", dataset_generate_main}},
+  };
+  return t;
+}
+
+}  // namespace
+
+int dataset_main(const Args& args) {
+  const auto& t = table();
+  if (args.empty() || (wants_help(args) && (args.empty() || t.find(args[0]) == t.end()))) {
+    std::cout << "usage: lerobot-cpp dataset <info|validate|stats|generate> DIR\n";
+    for (const auto& [name, sub] : t) std::cout << "\n" << sub.help;
+    return args.empty() ? 2 : 0;
+  }
+  auto it = t.find(args[0]);
+  if (it == t.end()) throw_usage("unknown dataset subcommand '" + args[0] + "'", "lerobot-cpp dataset", "use info, validate, stats or generate");
+  const Args rest(args.begin() + 1, args.end());
+  if (wants_help(rest) && args[0] != "generate") {
+    std::cout << it->second.help;
+    return 0;
+  }
+  return it->second.run(rest);
 }
 
 }  // namespace lerobot::app

@@ -1,17 +1,123 @@
-// `lerobot-cpp eval`.
+// `lerobot-cpp eval`: lerobot-eval for the built-in tasks — roll out a pretrained policy, write
+// eval_info.json (LeRobot's layout) and rollout videos, print the success rate.
+#include <torch/torch.h>
+
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "commands.h"
+#include "lerobot/common/config/flags.h"
 #include "lerobot/common/error.h"
+#include "lerobot/common/fs.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/eval/eval_config.h"
+#include "lerobot/eval/evaluate.h"
+#include "lerobot/policies/factory.h"
+#include "lerobot/policies/pretrained_io.h"
+#include "lerobot/policies/processor_io.h"
 
 namespace lerobot::app {
+namespace {
+
+const char* kEvalUsage = R"(usage: lerobot-cpp eval --policy.path=DIR --env.type=reach2d|push2d [--flag=value ...]
+
+Evaluates a pretrained policy (a .../checkpoints/<step>/pretrained_model directory) in a built-in
+simulated task, like lerobot-eval: episode k uses env seed --seed + k; writes
+<output_dir>/eval_info.json and up to --eval.max_videos rollout videos, and prints pc_success.
+--eval.blank_images=true (lerobot.cpp only) feeds all-zero camera images to the policy.
+
+example:
+  lerobot-cpp eval --policy.path=outputs/train/act_reach2d/checkpoints/last/pretrained_model \
+      --env.type=reach2d --eval.n_episodes=50 --eval.batch_size=10 --policy.device=cpu
+
+flags:
+)";
+
+torch::Device pick_device(const std::optional<std::string>& requested) {
+  // Null: the GPU when there is one (LeRobot auto-selects the device too).
+  const std::string name = requested.value_or(torch::cuda::is_available() ? "cuda" : "cpu");
+  torch::Device device(torch::kCPU);
+  try {
+    device = torch::Device(name);
+  } catch (const c10::Error&) {
+    throw_usage("unknown device '" + name + "'", "--policy.device", "use cpu or cuda");
+  }
+  if (device.is_cuda() && !torch::cuda::is_available()) {
+    LOG_WARNING << "--policy.device=" << name << " but no CUDA device is available; evaluating on the CPU";
+    return torch::Device(torch::kCPU);
+  }
+  return device;
+}
+
+// The checkpoint's config (input feature order from config.json) with the --policy.* overrides.
+PolicyPtr load_policy(EvalPipelineConfig& cfg, const fs::path& dir, torch::Device device) {
+  auto config = load_policy_config(dir / kConfigFile);
+  apply_json(*config, to_json(*cfg.policy.get()), "policy");
+  PolicyBuildOptions opts;
+  opts.load_pretrained_backbone = false;  // every weight comes from model.safetensors
+  PolicyPtr policy = make_policy(*config, opts);
+  const fs::path model = dir / kModelFile;
+  if (!fs::exists(model))
+    throw_checkpoint("model.safetensors is missing", model.string(), "point at a complete pretrained_model directory");
+  policy->load_state_dict(load_safetensors(model), model.string());
+  policy->to(device);
+  policy->eval();
+  return policy;
+}
+
+}  // namespace
 
 int eval_main(const Args& args) {
   if (wants_help(args)) {
-    std::cout << "usage: lerobot-cpp eval [--flag=value ...]\n";
+    register_eval_configs();
+    EvalPipelineConfig cfg;
+    std::cout << kEvalUsage;
+    print_help(cfg, std::cout);
     return 0;
   }
-  throw_runtime("'eval' is not built yet", "lerobot-cpp eval");
+  EvalPipelineConfig cfg = parse_eval_config(args);
+  const fs::path policy_dir = *cfg.policy->pretrained_path;
+  const torch::Device device = pick_device(cfg.policy->device);
+  if (cfg.policy->use_amp) {
+    LOG_WARNING << "--policy.use_amp is ignored by lerobot-cpp eval (full precision)";
+  }
+  torch::manual_seed(static_cast<uint64_t>(cfg.seed));
+
+  const fs::path out = cfg.resolved_output_dir();
+  LOG_INFO << "Output dir: " << out.string();
+  PolicyPtr policy = load_policy(cfg, policy_dir, device);
+  PolicyProcessors processors = load_policy_processors(policy_dir);
+  for (const auto& kv : cfg.rename_map) processors.rename_map[kv.first] = kv.second;
+  processors.device = device.str();
+
+  EvalOptions o;
+  o.n_episodes = cfg.eval.n_episodes;
+  o.batch_size = cfg.resolved_batch_size();
+  o.start_seed = cfg.seed;
+  o.max_videos = static_cast<int>(cfg.eval.max_videos);
+  o.videos_dir = o.max_videos > 0 ? out / "videos" / (cfg.env.type() + "_0") : fs::path();
+  o.blank_images = cfg.eval.blank_images;
+  const int64_t hw = std::max<unsigned>(1, std::thread::hardware_concurrency());
+  o.num_threads = cfg.eval.use_async_envs ? static_cast<int>(std::min(o.batch_size, hw)) : 1;
+  LOG_INFO << "Evaluating " << policy->type() << " in " << cfg.env.type() << ": " << o.n_episodes
+           << " episodes, " << o.batch_size << " envs at a time" << (o.blank_images ? ", blank camera images" : "");
+
+  EvalResult result;
+  {
+    PolicyActionSource source(*policy, processors);
+    result = evaluate(source, *cfg.env, o);
+  }
+  fs::create_directories(out);
+  write_file_atomic(out / "eval_info.json", result.to_json().dump(2));
+
+  std::cout << "pc_success: " << result.pc_success << "\n"
+            << "avg_sum_reward: " << result.avg_sum_reward << "\n"
+            << "avg_max_reward: " << result.avg_max_reward << "\n"
+            << "n_episodes: " << result.n_episodes << "  eval_s: " << result.eval_s << "\n"
+            << "eval_info: " << (out / "eval_info.json").string() << "\n";
+  return 0;
 }
 
 }  // namespace lerobot::app

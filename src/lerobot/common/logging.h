@@ -29,11 +29,17 @@ class LogStream {
   LogLevel level_;
   std::ostringstream stream_;
 };
+// Lets the logging macro be one expression (no dangling else inside an unbraced if).
+struct Voidify {
+  void operator&(const LogStream&) {}
+};
 }  // namespace detail
 
 // LOG_INFO << "loaded " << n << " episodes";
-#define LEROBOT_LOG(level) \
-  if (::lerobot::LogLevel::level < ::lerobot::log_level()) {} else ::lerobot::detail::LogStream(::lerobot::LogLevel::level)
+#define LEROBOT_LOG(level)                                                    \
+  (::lerobot::LogLevel::level < ::lerobot::log_level())                      \
+      ? (void)0                                                               \
+      : ::lerobot::detail::Voidify() & ::lerobot::detail::LogStream(::lerobot::LogLevel::level)
 #define LOG_DEBUG LEROBOT_LOG(kDebug)
 #define LOG_INFO LEROBOT_LOG(kInfo)
 #define LOG_WARNING LEROBOT_LOG(kWarning)

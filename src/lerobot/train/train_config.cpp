@@ -52,11 +52,14 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "wandb", wandb, "Weights & Biases");
   field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
   field(v, "distributed", distributed, "lerobot.cpp distributed settings");
+  field(v, "max_nonfinite_steps", max_nonfinite_steps,
+        "Stop when the loss or gradients are NaN/Inf this many steps in a row (lerobot.cpp)");
 }
 
 void TrainPipelineConfig::validate() const {
   if (batch_size < 1) throw_usage("batch_size must be >= 1, got " + std::to_string(batch_size), "batch_size");
   if (steps < 0) throw_usage("steps must be >= 0", "steps");
+  if (max_nonfinite_steps < 1) throw_usage("max_nonfinite_steps must be >= 1", "max_nonfinite_steps");
   if (num_workers < 0) throw_usage("num_workers must be >= 0", "num_workers");
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
@@ -80,6 +83,7 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
       throw_usage("config file not found: " + p.string(), "--config_path",
                   "pass a train_config.json or the checkpoint's pretrained_model directory");
     apply_json(cfg, load_json_or_yaml(p), "");
+    cfg.checkpoint_path = config_path;
   }
 
   bool has_policy_path = false;

@@ -116,6 +116,10 @@ struct TrainPipelineConfig : Config {
   WandBConfig wandb;
   std::map<std::string, std::string> rename_map;
   DistributedConfig distributed;
+  int64_t max_nonfinite_steps = 10;
+
+  // Not a config field: the --config_path given on the command line (the checkpoint to resume).
+  std::optional<std::string> checkpoint_path;
 
   void visit(FieldVisitor& v) override;
   void validate() const override;

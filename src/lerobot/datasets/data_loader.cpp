@@ -1,0 +1,108 @@
+// DataLoader: deterministic multi-threaded batch assembly with backpressure and error transfer.
+#include "lerobot/datasets/data_loader.h"
+
+#include "lerobot/common/error.h"
+
+namespace lerobot {
+
+DataBatch collate(const std::vector<DatasetItem>& items) {
+  DataBatch b;
+  if (items.empty()) return b;
+  for (const auto& [key, _] : items[0].tensors) {
+    std::vector<torch::Tensor> parts;
+    parts.reserve(items.size());
+    for (const auto& it : items) {
+      auto f = it.tensors.find(key);
+      if (f == it.tensors.end()) throw_data("batch items disagree on key '" + key + "'");
+      parts.push_back(f->second);
+    }
+    b.tensors[key] = torch::stack(parts, 0);
+  }
+  for (const auto& it : items) b.tasks.push_back(it.task);
+  return b;
+}
+
+DataLoader::DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoaderOptions options)
+    : dataset_(std::move(dataset)), options_(options) {
+  EpisodeAwareSampler sampler(dataset_->episode_ranges(), options_.drop_n_first_frames,
+                              options_.drop_n_last_frames, options_.shuffle, options_.seed);
+  num_samples_ = sampler.size();
+  plan_ = std::make_unique<BatchPlan>(std::move(sampler), options_.batch_size, options_.world_size,
+                                      options_.rank, options_.start_step);
+  batches_per_epoch_ = plan_->batches_per_epoch();
+  pin_ = options_.pin_memory < 0 ? torch::cuda::is_available() : options_.pin_memory != 0;
+  if (options_.num_workers < 0) throw_usage("num_workers must be >= 0", "--num_workers");
+  for (int i = 0; i < options_.num_workers; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+DataLoader::~DataLoader() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  consumed_.notify_all();
+  produced_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices) const {
+  std::vector<DatasetItem> items;
+  items.reserve(indices.size());
+  for (int64_t i : indices) items.push_back(dataset_->get_item(i));
+  DataBatch b = collate(items);
+  b.indices = indices;
+  b.step = options_.start_step + k;
+  if (pin_)
+    for (auto& [_, t] : b.tensors) t = t.pin_memory();
+  return b;
+}
+
+void DataLoader::worker_loop() {
+  const int64_t capacity = std::max<int64_t>(1, int64_t(options_.prefetch_factor) * options_.num_workers);
+  while (true) {
+    int64_t k;
+    std::vector<int64_t> indices;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      consumed_.wait(lock, [&] { return stop_ || next_claim_ < next_consume_ + capacity; });
+      if (stop_) return;
+      k = next_claim_++;
+      indices = plan_->next();  // claimed in order under the lock: batch k is always the same
+      slots_[k];
+    }
+    Slot done;
+    try {
+      done.batch = load(k, indices);
+    } catch (...) {
+      done.error = std::current_exception();
+    }
+    done.ready = true;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      slots_[k] = std::move(done);
+    }
+    produced_.notify_all();
+  }
+}
+
+DataBatch DataLoader::next() {
+  if (workers_.empty()) {
+    const int64_t k = next_consume_++;
+    return load(k, plan_->next());
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  const int64_t k = next_consume_;
+  produced_.wait(lock, [&] {
+    auto it = slots_.find(k);
+    return it != slots_.end() && it->second.ready;
+  });
+  Slot slot = std::move(slots_[k]);
+  slots_.erase(k);
+  ++next_consume_;
+  lock.unlock();
+  consumed_.notify_all();
+  if (slot.error) std::rethrow_exception(slot.error);
+  return std::move(slot.batch);
+}
+
+}  // namespace lerobot

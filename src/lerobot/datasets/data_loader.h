@@ -1,0 +1,85 @@
+// DataLoader: worker threads fetch dataset items for a BatchPlan, collate them into batches and
+// hand them out in plan order through a bounded prefetch queue (LeRobot's torch DataLoader).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lerobot/datasets/lerobot_dataset.h"
+#include "lerobot/datasets/sampler.h"
+
+namespace lerobot {
+
+// Tensors stacked along a leading batch dim: (B, ...); "<key>_is_pad" (B, T).
+struct DataBatch {
+  std::map<std::string, torch::Tensor> tensors;
+  std::vector<std::string> tasks;    // one per sample
+  std::vector<int64_t> indices;      // global frame indices, in batch order
+  int64_t step = 0;                  // 0-based position in this loader's sequence (+ start_step)
+};
+
+struct DataLoaderOptions {
+  int64_t batch_size = 8;
+  int num_workers = 4;       // 0: load in the calling thread
+  int prefetch_factor = 4;   // queue holds prefetch_factor * num_workers batches
+  int64_t world_size = 1;
+  int64_t rank = 0;
+  int64_t start_step = 0;    // resume: the first batch is the one of this training step
+  uint64_t seed = 0;         // cfg.seed (0 if null)
+  bool shuffle = true;
+  int64_t drop_n_first_frames = 0;
+  int64_t drop_n_last_frames = 0;  // policy.drop_n_last_frames (Diffusion 7)
+  int pin_memory = -1;       // -1: when CUDA is available; 0 / 1 force
+};
+
+// Stacks items into a batch (all items must have the same keys and shapes).
+DataBatch collate(const std::vector<DatasetItem>& items);
+
+class DataLoader {
+ public:
+  DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoaderOptions options);
+  ~DataLoader();  // stops and joins the workers
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  // The next batch (endless: epochs follow one another). A worker's failure is rethrown here as a
+  // lerobot::Error naming the episode, frame and file.
+  DataBatch next();
+  int64_t batches_per_epoch() const { return batches_per_epoch_; }
+  int64_t num_samples() const { return num_samples_; }  // sampler length (per epoch, all ranks)
+  const DataLoaderOptions& options() const { return options_; }
+
+ private:
+  struct Slot {
+    bool ready = false;
+    DataBatch batch;
+    std::exception_ptr error;
+  };
+  DataBatch load(int64_t k, const std::vector<int64_t>& indices) const;
+  void worker_loop();
+
+  std::shared_ptr<const LeRobotDataset> dataset_;
+  DataLoaderOptions options_;
+  std::unique_ptr<BatchPlan> plan_;
+  int64_t batches_per_epoch_ = 0;
+  int64_t num_samples_ = 0;
+  bool pin_ = false;
+
+  std::mutex mutex_;
+  std::condition_variable produced_, consumed_;
+  std::map<int64_t, Slot> slots_;
+  int64_t next_claim_ = 0;    // next batch number a worker takes
+  int64_t next_consume_ = 0;  // next batch number next() returns
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace lerobot

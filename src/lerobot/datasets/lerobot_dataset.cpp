@@ -1,0 +1,265 @@
+// LeRobotDataset: loads the parquet columns of the selected episodes and serves frames.
+#include "lerobot/datasets/lerobot_dataset.h"
+
+#include <algorithm>
+#include <set>
+
+#include "lerobot/common/error.h"
+#include "lerobot/io/parquet/parquet_file.h"
+#include "lerobot/io/video/frame_lookup.h"
+
+namespace lerobot {
+
+namespace {
+
+template <class T>
+torch::Tensor read_column(const ParquetFile& f, const std::string& name, RowRange range,
+                          const std::vector<int64_t>& shape, torch::ScalarType dtype) {
+  ParquetColumn<T> c = f.read<T>(name, range);
+  if (c.has_nulls()) throw_data("column '" + name + "' holds nulls", f.label());
+  int64_t width = 1;
+  for (int64_t s : shape) width *= s;
+  const int64_t rows = range.end - range.begin;
+  if (static_cast<int64_t>(c.values.size()) != rows * width)
+    throw_data("column '" + name + "' has " + std::to_string(c.values.size()) + " values for " +
+                   std::to_string(rows) + " rows of " + std::to_string(width),
+               f.label(), "the data parquet does not match info.json features");
+  std::vector<int64_t> full{rows};
+  if (!(shape.size() == 1 && shape[0] == 1)) full.insert(full.end(), shape.begin(), shape.end());
+  torch::Tensor t;
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> tmp(c.values.begin(), c.values.end());
+    t = torch::from_blob(tmp.data(), {rows * width}, torch::kUInt8).clone().to(torch::kBool);
+  } else {
+    auto src = torch::CppTypeToScalarType<T>::value;
+    t = torch::from_blob(c.values.data(), {rows * width}, src).clone().to(dtype);
+  }
+  return t.reshape(full);
+}
+
+torch::Tensor read_feature(const ParquetFile& f, const FeatureSpec& spec, RowRange range) {
+  const std::string& d = spec.dtype;
+  if (d == "float32") return read_column<float>(f, spec.key, range, spec.shape, torch::kFloat32);
+  if (d == "float64") return read_column<double>(f, spec.key, range, spec.shape, torch::kFloat64);
+  if (d == "int64") return read_column<int64_t>(f, spec.key, range, spec.shape, torch::kInt64);
+  if (d == "int32" || d == "int16" || d == "int8" || d == "uint8")
+    return read_column<int32_t>(f, spec.key, range, spec.shape, torch::kInt64);
+  if (d == "bool") return read_column<bool>(f, spec.key, range, spec.shape, torch::kBool);
+  throw_data("unsupported feature dtype '" + d + "' for '" + spec.key + "'", f.label());
+}
+
+}  // namespace
+
+LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions options)
+    : meta_(load_dataset_metadata(root)), options_(std::move(options)) {
+  std::set<int64_t> chosen;
+  if (options_.episodes) {
+    for (int64_t e : *options_.episodes) chosen.insert(meta_.episode(e).episode_index);
+  } else {
+    for (const auto& e : meta_.episodes) chosen.insert(e.episode_index);
+  }
+  if (options_.exclude_episodes)
+    for (int64_t e : *options_.exclude_episodes) chosen.erase(e);
+  selected_.assign(chosen.begin(), chosen.end());
+  if (selected_.empty())
+    throw_usage("no episodes selected", "--dataset.episodes", "select at least one episode");
+  for (const auto& [k, _] : options_.delta_indices)
+    if (!meta_.find_feature(k))
+      throw_usage("delta indices given for unknown feature '" + k + "'", root.string());
+
+  // Load every non-camera, non-string column of the selected episodes, episode after episode.
+  std::vector<const FeatureSpec*> specs;
+  for (const auto& f : meta_.features)
+    if (!f.is_camera() && !f.is_string()) specs.push_back(&f);
+  std::map<std::string, std::vector<torch::Tensor>> parts;
+  std::map<std::string, std::unique_ptr<ParquetFile>> files;
+  int64_t row = 0;
+  for (int64_t e : selected_) {
+    const EpisodeInfo& ep = meta_.episode(e);
+    loaded_offset_.push_back(row);
+    row += ep.length;
+    auto& pf = files[ep.data_file.string()];
+    if (!pf) {
+      const fs::path p = root / ep.data_file;
+      if (!fs::exists(p))
+        throw_data("data file of episode " + std::to_string(e) + " is missing", p.string(),
+                   "restore the dataset's data/ folder");
+      pf = std::make_unique<ParquetFile>(p);
+    }
+    const RowRange range{ep.data_row_begin, ep.data_row_begin + ep.length};
+    if (range.end > pf->num_rows())
+      throw_data("episode " + std::to_string(e) + " needs rows up to " + std::to_string(range.end) +
+                     " but the file has " + std::to_string(pf->num_rows()),
+                 pf->label());
+    for (const FeatureSpec* s : specs) {
+      if (!pf->has_column(s->key))
+        throw_data("column '" + s->key + "' is missing", pf->label(), "the data parquet does not match info.json");
+      parts[s->key].push_back(read_feature(*pf, *s, range));
+    }
+  }
+  num_frames_ = row;
+  for (const FeatureSpec* s : specs) {
+    Column c;
+    c.data = torch::cat(parts[s->key], 0);
+    c.scalar = s->shape.size() == 1 && s->shape[0] == 1;
+    columns_[s->key] = std::move(c);
+  }
+  decoders_ = std::make_unique<DecoderCache>(options_.decoder_cache);
+}
+
+std::vector<std::pair<int64_t, int64_t>> LeRobotDataset::episode_ranges() const {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t e : selected_) {
+    const auto& ep = meta_.episode(e);
+    out.emplace_back(ep.dataset_from_index, ep.dataset_to_index);
+  }
+  return out;
+}
+
+std::vector<int64_t> LeRobotDataset::absolute_indices() const {
+  std::vector<int64_t> out;
+  out.reserve(num_frames_);
+  for (auto [a, b] : episode_ranges())
+    for (int64_t i = a; i < b; ++i) out.push_back(i);
+  return out;
+}
+
+std::vector<std::string> LeRobotDataset::feature_keys() const {
+  std::vector<std::string> out;
+  for (const auto& f : meta_.features) out.push_back(f.key);
+  return out;
+}
+
+size_t LeRobotDataset::selected_pos(int64_t a) const {
+  // Episodes are contiguous in global index order: binary search on dataset_from_index.
+  size_t lo = 0, hi = selected_.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (meta_.episodes[selected_[mid]].dataset_to_index <= a) lo = mid + 1; else hi = mid;
+  }
+  if (lo == selected_.size() || meta_.episodes[selected_[lo]].dataset_from_index > a)
+    throw_usage("frame index " + std::to_string(a) + " is not in a selected episode", meta_.root.string());
+  return lo;
+}
+
+int64_t LeRobotDataset::episode_of(int64_t a) const { return selected_[selected_pos(a)]; }
+
+int64_t LeRobotDataset::loaded_row(int64_t a) const {
+  const size_t p = selected_pos(a);
+  return loaded_offset_[p] + (a - meta_.episodes[selected_[p]].dataset_from_index);
+}
+
+torch::Tensor LeRobotDataset::decode_frames(const std::string& key, const std::vector<int64_t>& abs) const {
+  if (abs.empty()) throw_usage("no frames requested", key);
+  const FeatureSpec& spec = meta_.feature(key);
+  const int64_t e = episode_of(abs.front());
+  const EpisodeInfo& ep = meta_.episode(e);
+  if (spec.is_image())
+    throw_data("PNG image features are not supported by this reader (only video)", key);
+  auto vit = ep.videos.find(key);
+  if (vit == ep.videos.end())
+    throw_data("episode " + std::to_string(e) + " has no video location for '" + key + "'",
+               (meta_.root / "meta/episodes").string());
+  const fs::path path = meta_.root / vit->second.file;
+  const auto& ts_col = columns_.at("timestamp").data;
+  std::vector<double> ts;
+  for (int64_t a : abs) ts.push_back(vit->second.from_timestamp + double(ts_col[loaded_row(a)].item<float>()));
+  const int64_t first_frame = abs.front() - ep.dataset_from_index;
+  auto where = [&] {
+    return "episode " + std::to_string(e) + ", frame_index " + std::to_string(first_frame) + " (index " +
+           std::to_string(abs.front()) + ")";
+  };
+  if (!fs::exists(path))
+    throw_data("video file missing for " + where() + ", camera '" + key + "'", path.string(),
+               "restore the dataset's videos/ folder (or train without this camera)");
+  try {
+    DecoderCache::Lease dec = decoders_->acquire(path.string());
+    const int64_t h = dec->height(), w = dec->width();
+    torch::Tensor out = torch::empty({static_cast<int64_t>(ts.size()), 3, h, w}, torch::kUInt8);
+    decode_frames_at_into(*dec, ts, out.data_ptr<uint8_t>(), options_.tolerance_s, PixelLayout::kCHW);
+    return out;
+  } catch (const Error& err) {
+    throw_data("cannot decode " + where() + ", camera '" + key + "': " + err.problem(), path.string(),
+               err.fix().empty() ? "check the video file" : err.fix());
+  }
+}
+
+DatasetItem LeRobotDataset::get_item(int64_t a) const {
+  const size_t p = selected_pos(a);
+  const EpisodeInfo& ep = meta_.episodes[selected_[p]];
+  const int64_t row = loaded_offset_[p] + (a - ep.dataset_from_index);
+  DatasetItem item;
+  auto window = [&](const std::vector<int64_t>& deltas, std::vector<int64_t>& idx, torch::Tensor& pad) {
+    pad = torch::empty({static_cast<int64_t>(deltas.size())}, torch::kBool);
+    auto pa = pad.accessor<bool, 1>();
+    for (size_t i = 0; i < deltas.size(); ++i) {
+      const int64_t q = a + deltas[i];
+      pa[i] = q < ep.dataset_from_index || q >= ep.dataset_to_index;
+      idx.push_back(std::clamp(q, ep.dataset_from_index, ep.dataset_to_index - 1));
+    }
+  };
+  for (const auto& [key, col] : columns_) {
+    auto d = options_.delta_indices.find(key);
+    if (d == options_.delta_indices.end()) {
+      item.tensors[key] = col.scalar ? col.data[row].clone() : col.data[row].clone();
+      continue;
+    }
+    std::vector<int64_t> idx;
+    torch::Tensor pad;
+    window(d->second, idx, pad);
+    std::vector<int64_t> rows;
+    for (int64_t q : idx) rows.push_back(row + (q - a));
+    item.tensors[key] = col.data.index_select(0, torch::tensor(rows, torch::kInt64));
+    item.tensors[key + "_is_pad"] = pad;
+  }
+  for (const auto& key : meta_.camera_keys()) {
+    if (!options_.decode_cameras) break;
+    auto d = options_.delta_indices.find(key);
+    std::vector<int64_t> idx{a};
+    if (d != options_.delta_indices.end()) {
+      idx.clear();
+      torch::Tensor pad;
+      window(d->second, idx, pad);
+      item.tensors[key + "_is_pad"] = pad;
+    }
+    torch::Tensor frames = decode_frames(key, idx);
+    if (frames.size(0) == 1) frames = frames.squeeze(0);
+    if (!options_.return_uint8) frames = frames.to(torch::kFloat32).div_(255.0);
+    item.tensors[key] = frames;
+  }
+  if (auto t = columns_.find("task_index"); t != columns_.end()) {
+    const int64_t ti = t->second.data[row].item<int64_t>();
+    if (ti >= 0 && ti < static_cast<int64_t>(meta_.tasks.size())) item.task = meta_.tasks[ti];
+  }
+  return item;
+}
+
+DeltaIndices resolve_delta_indices(const DatasetMetadata& meta,
+                                   const std::optional<std::vector<int64_t>>& obs,
+                                   const std::optional<std::vector<int64_t>>& action,
+                                   const std::optional<std::vector<int64_t>>& reward) {
+  DeltaIndices out;
+  for (const auto& f : meta.features) {
+    if (f.key == "next.reward" && reward) out[f.key] = *reward;
+    else if (f.key == "action" && action) out[f.key] = *action;
+    else if (f.key.rfind("observation.", 0) == 0 && obs) out[f.key] = *obs;
+  }
+  return out;
+}
+
+std::shared_ptr<LeRobotDataset> make_dataset(const DatasetConfig& cfg, const DeltaIndices& delta_indices,
+                                             double tolerance_s) {
+  if (!cfg.root || cfg.root->empty())
+    throw_usage("a local dataset directory is required", "--dataset.root",
+                "pass --dataset.root=/path/to/dataset (nothing is downloaded)");
+  if (cfg.streaming) throw_usage("streaming datasets are not supported", "--dataset.streaming");
+  LeRobotDatasetOptions o;
+  o.episodes = cfg.episodes;
+  o.exclude_episodes = cfg.exclude_episodes;
+  o.delta_indices = delta_indices;
+  o.tolerance_s = tolerance_s;
+  o.return_uint8 = true;
+  return std::make_shared<LeRobotDataset>(fs::path(*cfg.root), o);
+}
+
+}  // namespace lerobot

@@ -1,0 +1,26 @@
+// validate_dataset: checks a LeRobot v3.0 dataset against the format invariants (info.json, data
+// parquet schema and index invariants, episodes, tasks, stats, videos) and reports every problem.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lerobot/common/fs.h"
+
+namespace lerobot {
+
+struct ValidationReport {
+  std::vector<std::string> problems;  // each names the file at fault
+  std::vector<std::string> notes;     // checks skipped and why
+  bool ok() const { return problems.empty(); }
+};
+
+struct ValidateOptions {
+  // When the whole videos/ folder is absent (e.g. a dataset shared without its mp4 files), the
+  // video-file checks are skipped with a note instead of one problem per missing file.
+  bool allow_missing_videos_dir = true;
+};
+
+ValidationReport validate_dataset(const fs::path& root, const ValidateOptions& options = {});
+
+}  // namespace lerobot

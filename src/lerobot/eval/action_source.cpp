@@ -1,0 +1,68 @@
+// ActionSource implementations: a trained policy + processors, the scripted expert, a constant.
+#include "lerobot/eval/action_source.h"
+
+#include "lerobot/common/error.h"
+
+namespace lerobot {
+
+PolicyActionSource::PolicyActionSource(Policy& policy, const PolicyProcessors& processors)
+    : policy_(policy), processors_(processors), device_(policy.device()), was_training_(policy.is_training()) {
+  processors_.normalizer.to(device_);
+  processors_.unnormalizer.to(torch::kCPU);
+  policy_.eval();
+}
+
+PolicyActionSource::~PolicyActionSource() { policy_.train(was_training_); }
+
+void PolicyActionSource::reset(int64_t) { policy_.reset(); }
+
+torch::Tensor PolicyActionSource::act(const RolloutObservation& obs) {
+  const PolicyConfig& cfg = policy_.config();
+  Batch batch;
+  for (const auto& kv : obs.batch) {
+    std::string key = kv.first;
+    auto r = processors_.rename_map.find(key);
+    if (r != processors_.rename_map.end()) key = r->second;
+    auto feat = cfg.input_features.find(key);
+    if (feat == cfg.input_features.end()) continue;  // the policy does not use this observation
+    const torch::Tensor& x = kv.second;
+    const auto& shape = feat->second.shape;
+    bool fits = x.dim() == static_cast<int64_t>(shape.size()) + 1;
+    for (size_t d = 0; fits && d < shape.size(); ++d) fits = x.size(d + 1) == shape[d];
+    if (!fits)
+      throw_usage("the env's '" + kv.first + "' has shape " + c10::str(x.sizes().slice(1)) +
+                      " but the policy expects " + c10::str(c10::IntArrayRef(shape)),
+                  key,
+                  feat->second.type == "VISUAL"
+                      ? "pass --env.image_size=" + std::to_string(shape.back()) + " (the training resolution)"
+                      : "evaluate in the task the policy was trained on");
+    batch[key] = x.to(device_);
+  }
+  for (const auto& kv : cfg.input_features)
+    if (!batch.count(kv.first))
+      throw_usage("the env gives no '" + kv.first + "' observation", kv.first,
+                  "evaluate in the task the policy was trained on (or set a rename_map)");
+  torch::NoGradGuard no_grad;
+  torch::Tensor action = policy_.select_action(processors_.normalizer.normalize(batch));  // (B, A)
+  return processors_.postprocess_action(action.to(torch::kCPU).to(torch::kFloat32));
+}
+
+void ExpertActionSource::reset(int64_t) { experts_.clear(); }
+
+torch::Tensor ExpertActionSource::act(const RolloutObservation& obs) {
+  LEROBOT_CHECK(obs.env != nullptr, "ExpertActionSource needs the simulator");
+  if (experts_.size() != static_cast<size_t>(obs.env->num_envs())) experts_ = make_experts(*obs.env);
+  expert_actions(*obs.env, experts_, actions_);
+  const int64_t n = obs.env->num_envs();
+  return torch::from_blob(actions_.data(), {n, obs.env->spec().action_dim}, torch::kFloat32).clone();
+}
+
+torch::Tensor ConstantActionSource::act(const RolloutObservation& obs) {
+  int64_t n = 0;
+  if (obs.env) n = obs.env->num_envs();
+  else if (!obs.batch.empty()) n = obs.batch.begin()->second.size(0);
+  auto row = torch::tensor(action_, torch::kFloat32).unsqueeze(0);
+  return row.expand({n, row.size(1)}).contiguous();
+}
+
+}  // namespace lerobot

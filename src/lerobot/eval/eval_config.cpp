@@ -1,0 +1,83 @@
+// EvalPipelineConfig field declarations, checks and flag parsing.
+#include "lerobot/eval/eval_config.h"
+
+#include <algorithm>
+#include <ctime>
+
+#include "lerobot/common/config/flags.h"
+#include "lerobot/common/fs.h"
+#include "lerobot/policies/register_policies.h"
+
+namespace lerobot {
+
+void EvalRunConfig::validate() const {
+  if (n_episodes < 1) throw_usage("n_episodes must be >= 1, got " + std::to_string(n_episodes), "--eval.n_episodes");
+  if (batch_size < 0) throw_usage("batch_size must be >= 0, got " + std::to_string(batch_size), "--eval.batch_size");
+  if (batch_size > n_episodes)
+    throw_usage("the eval batch size (" + std::to_string(batch_size) + ") is greater than the number of episodes (" +
+                    std::to_string(n_episodes) + ")",
+                "--eval.batch_size", "pass --eval.batch_size=" + std::to_string(n_episodes) + " or less");
+  if (max_videos < 0) throw_usage("max_videos must be >= 0", "--eval.max_videos");
+}
+
+void EvalPipelineConfig::visit(FieldVisitor& v) {
+  field(v, "env", env, "Simulated task to evaluate in (reach2d, push2d)");
+  field(v, "eval", eval, "Evaluation settings");
+  field(v, "policy", policy, "Policy: pass --policy.path=<pretrained_model dir>; --policy.device=cpu|cuda");
+  field(v, "output_dir", output_dir, "Output directory (default outputs/eval/<date>/<time>_<env>_<policy>)");
+  field(v, "job_name", job_name, "Job name (default <env.type>_<policy.type>)");
+  field(v, "seed", seed, "Episode k of the evaluation uses env seed seed + k");
+  field(v, "rename_map", rename_map, "Rename observation keys {env_key: policy_key}");
+}
+
+void EvalPipelineConfig::validate() const {
+  if (!env) throw_usage("no environment given", "--env.type", "pass --env.type=reach2d or --env.type=push2d");
+  if (!policy) throw_usage("no policy given", "--policy.path", "pass --policy.path=<.../pretrained_model>");
+  if (seed < 0) throw_usage("seed must be >= 0", "--seed");
+}
+
+int64_t EvalPipelineConfig::resolved_batch_size() const {
+  return eval.batch_size > 0 ? eval.batch_size : std::min<int64_t>(eval.n_episodes, 50);
+}
+
+std::string EvalPipelineConfig::resolved_output_dir() const {
+  if (output_dir) return *output_dir;
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char date[32], time[32];
+  std::strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+  std::strftime(time, sizeof(time), "%H-%M-%S", &tm);
+  const std::string name = job_name ? *job_name : env.type() + "_" + policy.type();
+  return (fs::path("outputs") / "eval" / date / (std::string(time) + "_" + name)).string();
+}
+
+void register_eval_configs() {
+  register_policy_configs();
+  register_env_configs();
+}
+
+EvalPipelineConfig parse_eval_config(const std::vector<std::string>& words) {
+  register_eval_configs();
+  EvalPipelineConfig cfg;
+  std::vector<Flag> flags = parse_flag_words(words);
+  bool has_path = false;
+  const std::string policy_path = take_flag(flags, "policy.path", &has_path);
+  if (!has_path)
+    throw_usage("--policy.path is required", "--policy.path",
+                "pass --policy.path=<output_dir>/checkpoints/last/pretrained_model");
+  for (const auto& f : flags)
+    if (f.key == "policy.type")
+      throw_usage("--policy.path and --policy.type are mutually exclusive", "--policy.type",
+                  "drop --policy.type: the type comes from " + policy_path + "/config.json");
+  const fs::path cfg_file = fs::path(policy_path) / "config.json";
+  if (!fs::exists(cfg_file))
+    throw_usage("no config.json in the policy directory", cfg_file.string(),
+                "--policy.path must point at a pretrained_model directory");
+  apply_choice_json(cfg.policy, load_json_or_yaml(cfg_file), "policy");
+  cfg.policy->pretrained_path = policy_path;
+  apply_flags(cfg, std::move(flags));
+  return cfg;
+}
+
+}  // namespace lerobot

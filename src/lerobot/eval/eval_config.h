@@ -1,0 +1,61 @@
+// EvalPipelineConfig: every `lerobot-cpp eval` flag, with lerobot-eval's names and defaults
+// (configs/eval.py), plus two lerobot.cpp-only fields marked as such in --help.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lerobot/common/config/config.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/policies/policy_config.h"
+
+namespace lerobot {
+
+// --eval.*: LeRobot's EvalConfig fields, then lerobot.cpp's own (blank_images, max_videos).
+struct EvalRunConfig : Config {
+  int64_t n_episodes = 50;
+  int64_t batch_size = 0;
+  bool use_async_envs = true;
+  // lerobot.cpp only: all-zero camera images, to check that a policy uses its camera.
+  bool blank_images = false;
+  // lerobot.cpp only: rollout videos to write (lerobot-eval always writes up to 10).
+  int64_t max_videos = 10;
+  void visit(FieldVisitor& v) override {
+    field(v, "n_episodes", n_episodes, "Episodes to evaluate");
+    field(v, "batch_size", batch_size, "Environments stepped together (0: min(n_episodes, 50))");
+    field(v, "use_async_envs", use_async_envs, "Step the environments on several threads");
+    field(v, "blank_images", blank_images,
+          "(lerobot.cpp) Feed all-zero camera images to the policy: a policy that uses its camera scores lower");
+    field(v, "max_videos", max_videos, "(lerobot.cpp) Rollout videos to write (videos/<env>_0/eval_episode_<i>.mp4)");
+  }
+  void validate() const override;
+};
+
+struct EvalPipelineConfig : Config {
+  ChoicePtr<EnvConfig> env;
+  EvalRunConfig eval;
+  ChoicePtr<PolicyConfig> policy;
+  std::optional<std::string> output_dir;
+  std::optional<std::string> job_name;
+  int64_t seed = 1000;
+  std::map<std::string, std::string> rename_map;
+
+  void visit(FieldVisitor& v) override;
+  void validate() const override;
+
+  // The batch size actually used (resolves 0 = auto).
+  int64_t resolved_batch_size() const;
+  // output_dir, or outputs/eval/<YYYY-MM-DD>/<HH-MM-SS>_<env>_<policy> (local time, now).
+  std::string resolved_output_dir() const;
+};
+
+// Registers the env and policy config types (idempotent).
+void register_eval_configs();
+
+// From command-line words: --policy.path=DIR is required (its config.json fills --policy.*; other
+// --policy.* flags override it), then every other flag. Unknown flags are usage errors.
+EvalPipelineConfig parse_eval_config(const std::vector<std::string>& words);
+
+}  // namespace lerobot

@@ -1,0 +1,95 @@
+// make_optimizer and per-group learning-rate access over torch::optim.
+#include "lerobot/optim/optimizer.h"
+
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include "lerobot/common/error.h"
+
+namespace lerobot {
+
+namespace {
+
+std::tuple<double, double> betas_of(const AdamConfig& c) {
+  if (c.betas.size() != 2)
+    throw_usage("betas must have exactly two values, got " + std::to_string(c.betas.size()),
+                "--optimizer.betas", "pass --optimizer.betas='[0.9, 0.999]'");
+  return {c.betas[0], c.betas[1]};
+}
+
+template <class Options>
+std::vector<torch::optim::OptimizerParamGroup> torch_groups(const std::vector<ParamGroup>& groups,
+                                                            const Options& defaults) {
+  std::vector<torch::optim::OptimizerParamGroup> out;
+  for (const auto& g : groups) {
+    auto options = std::make_unique<Options>(defaults);
+    if (g.lr) options->lr(*g.lr);
+    out.emplace_back(g.params, std::move(options));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
+                                                        const std::vector<ParamGroup>& groups) {
+  for (const auto& g : groups)
+    LEROBOT_CHECK(g.names.empty() || g.names.size() == g.params.size(),
+                  "ParamGroup names must parallel params");
+  const std::string type = config.type();
+  if (type == "adam" || type == "adamw") {
+    const auto& c = dynamic_cast<const AdamConfig&>(config);
+    if (type == "adamw") {
+      torch::optim::AdamWOptions o(c.lr);
+      o.betas(betas_of(c)).eps(c.eps).weight_decay(c.weight_decay).amsgrad(false);
+      return std::make_unique<torch::optim::AdamW>(torch_groups(groups, o), o);
+    }
+    torch::optim::AdamOptions o(c.lr);
+    o.betas(betas_of(c)).eps(c.eps).weight_decay(c.weight_decay).amsgrad(false);
+    return std::make_unique<torch::optim::Adam>(torch_groups(groups, o), o);
+  }
+  if (type == "sgd") {
+    const auto& c = dynamic_cast<const SGDConfig&>(config);
+    torch::optim::SGDOptions o(c.lr);
+    o.momentum(c.momentum).dampening(c.dampening).weight_decay(c.weight_decay).nesterov(c.nesterov);
+    return std::make_unique<torch::optim::SGD>(torch_groups(groups, o), o);
+  }
+  throw_usage("optimizer type '" + type + "' is not supported", "--optimizer.type",
+              "use adam, adamw or sgd");
+}
+
+OptimizerKind optimizer_kind(const torch::optim::Optimizer& optimizer) {
+  if (dynamic_cast<const torch::optim::AdamW*>(&optimizer)) return OptimizerKind::kAdamW;
+  if (dynamic_cast<const torch::optim::Adam*>(&optimizer)) return OptimizerKind::kAdam;
+  if (dynamic_cast<const torch::optim::SGD*>(&optimizer)) return OptimizerKind::kSGD;
+  LEROBOT_CHECK(false, "optimizer is not Adam, AdamW or SGD");
+}
+
+const char* optimizer_kind_name(OptimizerKind kind) {
+  switch (kind) {
+    case OptimizerKind::kAdam: return "adam";
+    case OptimizerKind::kAdamW: return "adamw";
+    case OptimizerKind::kSGD: return "sgd";
+  }
+  return "?";
+}
+
+double group_lr(const torch::optim::Optimizer& optimizer, size_t group) {
+  LEROBOT_CHECK(group < optimizer.param_groups().size(), "param group index out of range");
+  return optimizer.param_groups()[group].options().get_lr();
+}
+
+void set_group_lr(torch::optim::Optimizer& optimizer, size_t group, double lr) {
+  LEROBOT_CHECK(group < optimizer.param_groups().size(), "param group index out of range");
+  optimizer.param_groups()[group].options().set_lr(lr);
+}
+
+std::vector<torch::Tensor> all_params(const torch::optim::Optimizer& optimizer) {
+  std::vector<torch::Tensor> out;
+  for (const auto& g : optimizer.param_groups())
+    for (const auto& p : g.params()) out.push_back(p);
+  return out;
+}
+
+}  // namespace lerobot

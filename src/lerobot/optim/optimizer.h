@@ -1,0 +1,41 @@
+// Builds torch::optim optimizers from OptimizerConfig (LeRobot's optim/optimizers.py) and reads or
+// sets per-group learning rates.
+#pragma once
+
+#include <torch/optim/optimizer.h>
+#include <torch/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lerobot/optim/optimizer_config.h"
+
+namespace lerobot {
+
+// One torch param group. `names` parallels `params` (used in error messages); `lr` overrides the
+// optimizer's lr for this group (ACT's backbone group).
+struct ParamGroup {
+  std::vector<torch::Tensor> params;
+  std::vector<std::string> names;
+  std::optional<double> lr;
+};
+
+enum class OptimizerKind { kAdam, kAdamW, kSGD };
+
+// torch.optim.Adam / AdamW / SGD with the config's hyper-parameters, one torch group per
+// ParamGroup in order. Throws a usage error for an unknown optimizer type.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
+                                                        const std::vector<ParamGroup>& groups);
+
+OptimizerKind optimizer_kind(const torch::optim::Optimizer& optimizer);
+const char* optimizer_kind_name(OptimizerKind kind);  // "adam", "adamw", "sgd"
+
+double group_lr(const torch::optim::Optimizer& optimizer, size_t group);
+void set_group_lr(torch::optim::Optimizer& optimizer, size_t group, double lr);
+
+// Every parameter of every group, in group order (the order of LeRobot's param indices).
+std::vector<torch::Tensor> all_params(const torch::optim::Optimizer& optimizer);
+
+}  // namespace lerobot

@@ -1,0 +1,69 @@
+// PackedMultiheadAttention: scaled dot-product attention over packed q/k/v projections.
+#include "lerobot/policies/act/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include "lerobot/common/error.h"
+
+namespace lerobot {
+
+namespace F = torch::nn::functional;
+
+PackedMultiheadAttentionImpl::PackedMultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads,
+                                                           double dropout)
+    : embed_dim_(embed_dim), num_heads_(num_heads), dropout_(dropout) {
+  LEROBOT_CHECK(embed_dim % num_heads == 0, "embed_dim must be divisible by num_heads");
+  // Registration order matches torch (in_proj_weight, in_proj_bias, out_proj) so that
+  // named_parameters() enumerates in Python's order (optimizer state indices depend on it).
+  in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * embed_dim, embed_dim}));
+  in_proj_bias = register_parameter("in_proj_bias", torch::empty({3 * embed_dim}));
+  out_proj = register_module("out_proj", torch::nn::Linear(embed_dim, embed_dim));
+  reset_parameters();
+}
+
+void PackedMultiheadAttentionImpl::reset_parameters() {
+  torch::NoGradGuard no_grad;
+  torch::nn::init::xavier_uniform_(in_proj_weight);
+  in_proj_bias.zero_();
+  out_proj->bias.zero_();
+}
+
+torch::Tensor PackedMultiheadAttentionImpl::forward(const torch::Tensor& query, const torch::Tensor& key,
+                                                    const torch::Tensor& value,
+                                                    const torch::Tensor& key_padding_mask) {
+  const int64_t lq = query.size(0), batch = query.size(1), lk = key.size(0);
+  const int64_t d = embed_dim_, h = num_heads_, hd = d / h;
+  torch::Tensor q, k, v;
+  if (query.is_same(key)) {  // self-attention with q = k: one matmul for both projections
+    auto qk = F::linear(query, in_proj_weight.narrow(0, 0, 2 * d), in_proj_bias.narrow(0, 0, 2 * d));
+    auto parts = qk.chunk(2, -1);
+    q = parts[0];
+    k = parts[1];
+  } else {
+    q = F::linear(query, in_proj_weight.narrow(0, 0, d), in_proj_bias.narrow(0, 0, d));
+    k = F::linear(key, in_proj_weight.narrow(0, d, d), in_proj_bias.narrow(0, d, d));
+  }
+  v = F::linear(value, in_proj_weight.narrow(0, 2 * d, d), in_proj_bias.narrow(0, 2 * d, d));
+  // (L, B, D) -> (B*H, L, hd)
+  q = q.reshape({lq, batch * h, hd}).transpose(0, 1);
+  k = k.reshape({lk, batch * h, hd}).transpose(0, 1);
+  v = v.reshape({lk, batch * h, hd}).transpose(0, 1);
+  q = q * (1.0 / std::sqrt(static_cast<double>(hd)));
+  auto scores = torch::bmm(q, k.transpose(1, 2));  // (B*H, Lq, Lk)
+  if (key_padding_mask.defined()) {
+    LEROBOT_CHECK(key_padding_mask.size(0) == batch && key_padding_mask.size(1) == lk,
+                  "key_padding_mask must be (B, Lk)");
+    auto mask = key_padding_mask.to(torch::kBool).view({batch, 1, 1, lk});
+    scores = scores.view({batch, h, lq, lk})
+                 .masked_fill(mask, -std::numeric_limits<float>::infinity())
+                 .view({batch * h, lq, lk});
+  }
+  auto attn = torch::softmax(scores, -1);
+  if (is_training() && dropout_ > 0.0) attn = F::dropout(attn, F::DropoutFuncOptions().p(dropout_).training(true));
+  auto out = torch::bmm(attn, v);                   // (B*H, Lq, hd)
+  out = out.transpose(0, 1).reshape({lq, batch, d});  // (Lq, B, D)
+  return out_proj(out);
+}
+
+}  // namespace lerobot

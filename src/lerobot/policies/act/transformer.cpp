@@ -1,0 +1,165 @@
+// ACT transformer layers and position embeddings (see transformer.h).
+#include "lerobot/policies/act/transformer.h"
+
+#include <cmath>
+
+#include "lerobot/common/error.h"
+
+namespace lerobot {
+
+namespace F = torch::nn::functional;
+
+namespace {
+torch::Tensor activate(const torch::Tensor& x, const std::string& name) {
+  if (name == "relu") return torch::relu(x);
+  if (name == "gelu") return F::gelu(x);
+  if (name == "glu") return F::glu(x, F::GLUFuncOptions(-1));
+  throw_usage("unknown feedforward_activation '" + name + "'", "policy.feedforward_activation",
+              "use relu, gelu or glu");
+}
+}  // namespace
+
+ACTEncoderLayerImpl::ACTEncoderLayerImpl(const ACTConfig& c)
+    : pre_norm_(c.pre_norm), activation_(c.feedforward_activation) {
+  const int64_t d = c.dim_model, f = c.dim_feedforward;
+  self_attn = register_module("self_attn", PackedMultiheadAttention(d, c.n_heads, c.dropout));
+  linear1 = register_module("linear1", torch::nn::Linear(d, f));
+  dropout = register_module("dropout", torch::nn::Dropout(c.dropout));
+  linear2 = register_module("linear2", torch::nn::Linear(f, d));
+  norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  dropout1 = register_module("dropout1", torch::nn::Dropout(c.dropout));
+  dropout2 = register_module("dropout2", torch::nn::Dropout(c.dropout));
+}
+
+torch::Tensor ACTEncoderLayerImpl::forward(torch::Tensor x, const torch::Tensor& pos_embed,
+                                           const torch::Tensor& key_padding_mask) {
+  auto skip = x;
+  if (pre_norm_) x = norm1(x);
+  auto qk = pos_embed.defined() ? x + pos_embed : x;
+  x = self_attn(qk, qk, x, key_padding_mask);
+  x = skip + dropout1(x);
+  if (pre_norm_) {
+    skip = x;
+    x = norm2(x);
+  } else {
+    x = norm1(x);
+    skip = x;
+  }
+  x = linear2(dropout(activate(linear1(x), activation_)));
+  x = skip + dropout2(x);
+  if (!pre_norm_) x = norm2(x);
+  return x;
+}
+
+ACTEncoderImpl::ACTEncoderImpl(const ACTConfig& c, bool is_vae_encoder) {
+  layers = register_module("layers", torch::nn::ModuleList());
+  const int64_t n = is_vae_encoder ? c.n_vae_encoder_layers : c.n_encoder_layers;
+  for (int64_t i = 0; i < n; ++i) layers->push_back(ACTEncoderLayer(c));
+  if (c.pre_norm)
+    norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.dim_model})));
+}
+
+torch::Tensor ACTEncoderImpl::forward(torch::Tensor x, const torch::Tensor& pos_embed,
+                                      const torch::Tensor& key_padding_mask) {
+  for (auto& m : *layers) x = m->as<ACTEncoderLayerImpl>()->forward(x, pos_embed, key_padding_mask);
+  if (norm) x = norm(x);
+  return x;
+}
+
+ACTDecoderLayerImpl::ACTDecoderLayerImpl(const ACTConfig& c)
+    : pre_norm_(c.pre_norm), activation_(c.feedforward_activation) {
+  const int64_t d = c.dim_model, f = c.dim_feedforward;
+  self_attn = register_module("self_attn", PackedMultiheadAttention(d, c.n_heads, c.dropout));
+  multihead_attn = register_module("multihead_attn", PackedMultiheadAttention(d, c.n_heads, c.dropout));
+  linear1 = register_module("linear1", torch::nn::Linear(d, f));
+  dropout = register_module("dropout", torch::nn::Dropout(c.dropout));
+  linear2 = register_module("linear2", torch::nn::Linear(f, d));
+  norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  norm3 = register_module("norm3", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  dropout1 = register_module("dropout1", torch::nn::Dropout(c.dropout));
+  dropout2 = register_module("dropout2", torch::nn::Dropout(c.dropout));
+  dropout3 = register_module("dropout3", torch::nn::Dropout(c.dropout));
+}
+
+torch::Tensor ACTDecoderLayerImpl::forward(torch::Tensor x, const torch::Tensor& encoder_out,
+                                           const torch::Tensor& decoder_pos, const torch::Tensor& encoder_pos) {
+  auto skip = x;
+  if (pre_norm_) x = norm1(x);
+  auto qk = decoder_pos.defined() ? x + decoder_pos : x;
+  x = self_attn(qk, qk, x);
+  x = skip + dropout1(x);
+  if (pre_norm_) {
+    skip = x;
+    x = norm2(x);
+  } else {
+    x = norm1(x);
+    skip = x;
+  }
+  auto q = decoder_pos.defined() ? x + decoder_pos : x;
+  auto k = encoder_pos.defined() ? encoder_out + encoder_pos : encoder_out;
+  x = multihead_attn(q, k, encoder_out);
+  x = skip + dropout2(x);
+  if (pre_norm_) {
+    skip = x;
+    x = norm3(x);
+  } else {
+    x = norm2(x);
+    skip = x;
+  }
+  x = linear2(dropout(activate(linear1(x), activation_)));
+  x = skip + dropout3(x);
+  if (!pre_norm_) x = norm3(x);
+  return x;
+}
+
+ACTDecoderImpl::ACTDecoderImpl(const ACTConfig& c) {
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.n_decoder_layers; ++i) layers->push_back(ACTDecoderLayer(c));
+  norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.dim_model})));
+}
+
+torch::Tensor ACTDecoderImpl::forward(torch::Tensor x, const torch::Tensor& encoder_out,
+                                      const torch::Tensor& decoder_pos, const torch::Tensor& encoder_pos) {
+  for (auto& m : *layers)
+    x = m->as<ACTDecoderLayerImpl>()->forward(x, encoder_out, decoder_pos, encoder_pos);
+  return norm(x);
+}
+
+torch::Tensor sinusoidal_pos_embedding_1d(int64_t num_positions, int64_t dim) {
+  auto table = torch::empty({num_positions, dim}, torch::kFloat64);
+  auto acc = table.accessor<double, 2>();
+  for (int64_t p = 0; p < num_positions; ++p)
+    for (int64_t j = 0; j < dim; ++j) {
+      const double angle = static_cast<double>(p) /
+                           std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(dim));
+      acc[p][j] = (j % 2 == 0) ? std::sin(angle) : std::cos(angle);
+    }
+  return table.to(torch::kFloat32);
+}
+
+torch::Tensor sinusoidal_pos_embedding_2d(int64_t height, int64_t width, int64_t dim,
+                                          const torch::TensorOptions& options) {
+  constexpr double kTwoPi = 2.0 * M_PI;
+  constexpr double kEps = 1e-6;
+  auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(options.device());
+  // Positions 1..H and 1..W (the cumulative sum of a ones mask), normalized as in DETR.
+  auto y = torch::arange(1, height + 1, f32);
+  auto x = torch::arange(1, width + 1, f32);
+  y = y / (static_cast<float>(height) + static_cast<float>(kEps)) * static_cast<float>(kTwoPi);
+  x = x / (static_cast<float>(width) + static_cast<float>(kEps)) * static_cast<float>(kTwoPi);
+  auto i = torch::arange(dim, f32);
+  auto inv_freq = torch::pow(10000.0, 2.0 * torch::floor(i / 2.0) / static_cast<double>(dim));  // (dim)
+  auto even = (torch::arange(dim, torch::TensorOptions().dtype(torch::kLong).device(options.device())) % 2) == 0;
+  auto ya = y.unsqueeze(1) / inv_freq;  // (H, dim)
+  auto xa = x.unsqueeze(1) / inv_freq;  // (W, dim)
+  auto ye = torch::where(even, ya.sin(), ya.cos());
+  auto xe = torch::where(even, xa.sin(), xa.cos());
+  auto pos_y = ye.unsqueeze(1).expand({height, width, dim});
+  auto pos_x = xe.unsqueeze(0).expand({height, width, dim});
+  auto out = torch::cat({pos_y, pos_x}, 2).permute({2, 0, 1}).unsqueeze(0);  // (1, 2*dim, H, W)
+  return out.to(options.dtype()).contiguous();
+}
+
+}  // namespace lerobot

@@ -1,0 +1,49 @@
+// Policy factory registry; the built-in policies are listed in ensure_builtin_factories().
+#include "lerobot/policies/factory.h"
+
+#include <map>
+#include <mutex>
+
+#include "lerobot/common/error.h"
+#include "lerobot/policies/act/modeling_act.h"
+
+namespace lerobot {
+
+namespace {
+std::map<std::string, PolicyFactory>& factories() {
+  static std::map<std::string, PolicyFactory> m;
+  return m;
+}
+
+void ensure_builtin_factories() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    factories().emplace("act", [](const PolicyConfig& c, const PolicyBuildOptions& o) -> PolicyPtr {
+      const auto* act = dynamic_cast<const ACTConfig*>(&c);
+      if (act == nullptr) throw_usage("config of type '" + c.type() + "' is not an ACTConfig", "policy.type");
+      return std::make_shared<ACTPolicy>(*act, o.load_pretrained_backbone);
+    });
+  });
+}
+}  // namespace
+
+void register_policy_factory(const std::string& type, PolicyFactory factory) {
+  ensure_builtin_factories();
+  factories()[type] = std::move(factory);
+}
+
+PolicyPtr make_policy(const PolicyConfig& config, const PolicyBuildOptions& options) {
+  ensure_builtin_factories();
+  auto it = factories().find(config.type());
+  if (it == factories().end()) {
+    std::string names;
+    for (const auto& kv : factories()) names += (names.empty() ? "" : ", ") + kv.first;
+    throw_usage("no policy implementation for type '" + config.type() + "'", "policy.type",
+                "available: " + names);
+  }
+  PolicyPtr policy = it->second(config, options);
+  if (options.device) policy->to(*options.device);
+  return policy;
+}
+
+}  // namespace lerobot

@@ -1,0 +1,64 @@
+// InferencePolicy: raw observation -> preprocess -> select_action -> unnormalize.
+#include "lerobot/policies/inference.h"
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/torch_compat.h"
+#include "lerobot/policies/pretrained_io.h"
+
+namespace lerobot {
+
+InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device)
+    : policy_(load_pretrained(dir, std::nullopt, device)), processors_(load_policy_processors(dir)), device_(device) {
+  processors_.normalizer.to(device_);
+  processors_.unnormalizer.to(torch::kCPU);
+  policy_->eval();
+}
+
+Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& observation) const {
+  const PolicyConfig& cfg = policy_->config();
+  Batch batch;
+  for (const auto& kv : observation) {
+    std::string key = kv.first;
+    auto r = processors_.rename_map.find(key);
+    if (r != processors_.rename_map.end()) key = r->second;
+    auto feat = cfg.input_features.find(key);
+    if (feat == cfg.input_features.end()) continue;  // extra robot fields are ignored
+    torch::Tensor x = kv.second;
+    const auto& shape = feat->second.shape;
+    if (feat->second.type == "VISUAL") {
+      if (x.dim() != 3 || shape.size() != 3)
+        throw_usage("camera '" + key + "' must be a 3-D image without batch dim", key);
+      const bool chw = x.size(0) == shape[0] && x.size(1) == shape[1] && x.size(2) == shape[2];
+      const bool hwc = x.size(0) == shape[1] && x.size(1) == shape[2] && x.size(2) == shape[0];
+      if (!chw && !hwc)
+        throw_usage("camera '" + key + "' has shape " + c10::str(x.sizes()) + ", expected (C,H,W)=" +
+                        c10::str(c10::IntArrayRef(shape)) + " or (H,W,C)",
+                    key, "resize the image to the resolution the policy was trained with");
+      if (!chw) x = x.permute({2, 0, 1});
+      x = x.scalar_type() == torch::kUInt8 ? x.to(torch::kFloat32).div(255.0) : x.to(torch::kFloat32);
+    } else {
+      x = x.to(torch::kFloat32);
+    }
+    batch[key] = x.unsqueeze(0).to(device_);
+  }
+  for (const auto& kv : cfg.input_features)
+    if (!batch.count(kv.first))
+      throw_usage("the observation has no '" + kv.first + "'", kv.first, "the policy was trained with it");
+  return processors_.normalizer.normalize(batch);
+}
+
+torch::Tensor InferencePolicy::select_action(const std::map<std::string, torch::Tensor>& observation) {
+  InferenceGuard guard;
+  auto action = policy_->select_action(prepare(observation));  // (1, A)
+  return processors_.postprocess_action(action.to(torch::kCPU)).squeeze(0);
+}
+
+torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, torch::Tensor>& observation) {
+  InferenceGuard guard;
+  auto chunk = policy_->predict_action_chunk(prepare(observation));  // (1, chunk, A)
+  return processors_.postprocess_action(chunk.to(torch::kCPU)).squeeze(0);
+}
+
+void InferencePolicy::reset() { policy_->reset(); }
+
+}  // namespace lerobot

@@ -1,0 +1,65 @@
+// Policy: the interface every policy (ACT, Diffusion) implements, LeRobot's PreTrainedPolicy.
+// A policy is a torch::nn::Module whose state dict uses LeRobot's exact key names.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/policy_config.h"
+
+namespace lerobot {
+
+// Feature key -> tensor: "observation.state" (B, S), camera keys (B, C, H, W) normalized float,
+// "action" (B, chunk, A), "action_is_pad" (B, chunk) bool, ... (normalization already applied).
+using Batch = std::map<std::string, torch::Tensor>;
+
+struct PolicyOutput {
+  torch::Tensor loss;                    // 0-d, requires grad in training
+  std::map<std::string, double> values;  // logged values, e.g. {"l1_loss", "kld_loss"}
+};
+
+// One optimizer parameter group, as LeRobot's policy.get_optim_params() returns them.
+struct PolicyParamGroup {
+  std::vector<std::string> names;     // state-dict names of `params`, same order
+  std::vector<torch::Tensor> params;
+  std::optional<double> lr;           // nullopt: the optimizer's lr
+};
+
+class Policy : public torch::nn::Module {
+ public:
+  ~Policy() override = default;
+
+  // Training loss on a normalized batch.
+  virtual PolicyOutput forward(const Batch& batch) = 0;
+  // (B, chunk, A) normalized actions; eval mode, no grad.
+  virtual torch::Tensor predict_action_chunk(const Batch& batch) = 0;
+  // (B, A): the next action from the internal queue (refilled from predict_action_chunk).
+  virtual torch::Tensor select_action(const Batch& batch) = 0;
+  // Clears the action queue / ensembler; call at the start of each episode.
+  virtual void reset() = 0;
+
+  virtual const PolicyConfig& config() const = 0;
+  std::string type() const { return config().type(); }
+
+  // Optimizer groups (LeRobot's get_optim_params); default: one group of every parameter that
+  // requires grad, in named_parameters() order.
+  virtual std::vector<PolicyParamGroup> optim_param_groups();
+
+  // Every parameter and buffer under LeRobot's names (tensors alias the live ones).
+  TensorMap state_dict() const;
+  // Copies `state` into the policy. Strict: any missing, unexpected or mis-shaped key throws a
+  // checkpoint error naming `source` (a file) and the keys.
+  void load_state_dict(const TensorMap& state, const std::string& source);
+
+  torch::Device device() const;
+};
+
+using PolicyPtr = std::shared_ptr<Policy>;
+
+}  // namespace lerobot

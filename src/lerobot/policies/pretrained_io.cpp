@@ -1,0 +1,84 @@
+// Saving and loading pretrained_model directories (see pretrained_io.h).
+#include "lerobot/policies/pretrained_io.h"
+
+#include "lerobot/common/config/json.h"
+#include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/register_policies.h"
+
+namespace lerobot {
+
+std::string policy_config_json(const PolicyConfig& config) {
+  // to_json() takes a mutable Config because visit() hands out references; it only reads them.
+  Json j = to_json(const_cast<PolicyConfig&>(config));
+  Json ordered = Json::object();
+  for (const auto& k : config.ordered_input_keys()) ordered[k] = j["input_features"][k];
+  j["input_features"] = ordered;
+  if (j.contains("pretrained_backbone_weights") && j["pretrained_backbone_weights"].is_string()) {
+    const std::string w = j["pretrained_backbone_weights"].get<std::string>();
+    if (w.find('/') != std::string::npos || fs::exists(w)) j["pretrained_backbone_weights"] = nullptr;
+  }
+  return dump_pretty(j, 4);
+}
+
+std::unique_ptr<PolicyConfig> load_policy_config(const fs::path& path, const std::optional<std::string>& expected_type) {
+  register_policy_configs();
+  if (!fs::exists(path))
+    throw_checkpoint("config.json is missing", path.string(), "point at a LeRobot pretrained_model directory");
+  Json j;
+  try {
+    j = Json::parse(read_file(path));
+  } catch (const Json::exception& e) {
+    throw_checkpoint(std::string("not valid JSON: ") + e.what(), path.string());
+  }
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+    throw_checkpoint("config.json has no \"type\"", path.string(), "the file must be a LeRobot policy config");
+  const std::string type = j["type"].get<std::string>();
+  if (expected_type && type != *expected_type)
+    throw_checkpoint("the checkpoint is a '" + type + "' policy, not '" + *expected_type + "'", path.string(),
+                     "use --policy.type=" + type + " or point at a " + *expected_type + " checkpoint");
+  auto& entries = PolicyRegistry::entries();
+  auto it = entries.find(type);
+  if (it == entries.end())
+    throw_checkpoint("policy type '" + type + "' is not supported by lerobot.cpp", path.string(),
+                     "supported: " + [] {
+                       std::string s;
+                       for (const auto& n : PolicyRegistry::names()) s += (s.empty() ? "" : ", ") + n;
+                       return s;
+                     }());
+  std::unique_ptr<PolicyConfig> config = it->second();
+  try {
+    apply_json(*config, j, "config.json");
+  } catch (const Error& e) {
+    throw_checkpoint(e.problem(), path.string() + (e.where().empty() ? "" : " (" + e.where() + ")"), e.fix());
+  }
+  config->input_feature_order.clear();
+  if (j.contains("input_features") && j["input_features"].is_object())
+    for (auto f = j["input_features"].begin(); f != j["input_features"].end(); ++f)
+      config->input_feature_order.push_back(f.key());
+  return config;
+}
+
+void save_pretrained(const Policy& policy, const fs::path& dir) {
+  fs::create_directories(dir);
+  write_file_atomic(dir / kConfigFile, policy_config_json(policy.config()));
+  save_safetensors(dir / kModelFile, policy.state_dict());
+}
+
+PolicyPtr load_pretrained(const fs::path& dir, const std::optional<std::string>& expected_type,
+                          const std::optional<torch::Device>& device) {
+  auto config = load_policy_config(dir / kConfigFile, expected_type);
+  PolicyBuildOptions opts;
+  opts.load_pretrained_backbone = false;  // every weight comes from model.safetensors
+  PolicyPtr policy = make_policy(*config, opts);
+  const fs::path model = dir / kModelFile;
+  if (!fs::exists(model))
+    throw_checkpoint("model.safetensors is missing", model.string(), "point at a complete pretrained_model directory");
+  policy->load_state_dict(load_safetensors(model), model.string());
+  if (device) policy->to(*device);
+  policy->eval();
+  return policy;
+}
+
+}  // namespace lerobot

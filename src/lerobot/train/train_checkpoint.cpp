@@ -1,0 +1,70 @@
+// Training checkpoint contents (see train_checkpoint.h).
+#include "lerobot/train/train_checkpoint.h"
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/optim/optimizer_state.h"
+#include "lerobot/policies/pretrained_io.h"
+#include "lerobot/train/checkpoint.h"
+#include "lerobot/train/rng_state.h"
+#include "lerobot/train/train_setup.h"
+
+namespace lerobot {
+
+namespace {
+constexpr const char* kLossScalerFile = "loss_scaler.json";  // lerobot.cpp extension (fp16 runs)
+
+TrainingStepInfo step_info(const TrainSetup& s, int64_t step) {
+  TrainingStepInfo info;
+  info.step = step;
+  info.dp_world_size = s.world_size();
+  info.batch_size = s.cfg.batch_size;
+  info.grad_accum_steps = s.cfg.accelerator.gradient_accumulation.steps;
+  return info;
+}
+}  // namespace
+
+void save_train_checkpoint(TrainSetup& s, int64_t step) {
+  s.group->barrier();
+  if (s.is_main()) {
+    CheckpointWriters w;
+    w.pretrained_model = [&](const fs::path& dir) {
+      save_pretrained(*s.policy, dir);
+      save_policy_processors(dir, s.processors);
+      write_file_atomic(dir / kTrainConfigFile, dump_pretty(to_json(s.cfg)));
+    };
+    w.training_state = [&](const fs::path& dir) {
+      save_optimizer_state(*s.optimizer, dir,
+                           s.scheduler ? std::optional<std::vector<double>>(s.scheduler->base_lrs()) : std::nullopt);
+      if (s.scheduler) s.scheduler->save(dir / kSchedulerStateFile);
+      if (s.scaler) write_file_atomic(dir / kLossScalerFile, s.scaler->state_dict().dump(4));
+      save_rng_state(dir / kRngStateFile, s.seed);
+      write_file_atomic(dir / kTrainingStepFile, to_json(step_info(s, step)).dump(4));
+    };
+    const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);
+    LOG_INFO << "Checkpoint policy after step " << step << " -> " << dir.string();
+  }
+  s.group->barrier();
+}
+
+int64_t load_training_state(TrainSetup& s, const fs::path& checkpoint_dir) {
+  const fs::path dir = checkpoint_dir / kTrainingStateDir;
+  const TrainingStepInfo info = read_training_step(dir);
+  if (info.dp_world_size != s.world_size())
+    throw_usage("the checkpoint was written by " + std::to_string(info.dp_world_size) + " process(es), this run has " +
+                    std::to_string(s.world_size()),
+                (dir / kTrainingStepFile).string(),
+                "resume with --num_processes=" + std::to_string(info.dp_world_size) +
+                    " so that the data order continues exactly");
+  if (info.batch_size != 0 && info.batch_size != s.cfg.batch_size)
+    throw_usage("the checkpoint was trained with batch_size " + std::to_string(info.batch_size) + ", this run uses " +
+                    std::to_string(s.cfg.batch_size),
+                "--batch_size", "drop --batch_size or set it to " + std::to_string(info.batch_size));
+  load_optimizer_state(*s.optimizer, dir);
+  if (s.scheduler) s.scheduler->load(dir / kSchedulerStateFile);
+  if (s.scaler && fs::exists(dir / kLossScalerFile)) s.scaler->load_state_dict(load_json_or_yaml(dir / kLossScalerFile));
+  load_rng_state(dir / kRngStateFile);
+  return info.step;
+}
+
+}  // namespace lerobot

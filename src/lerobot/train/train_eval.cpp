@@ -1,0 +1,25 @@
+// In-training evaluation (see train_eval.h): LeRobot's eval_policy on rank 0 with the live policy.
+#include "lerobot/train/train_eval.h"
+
+#include <algorithm>
+
+#include "lerobot/common/logging.h"
+#include "lerobot/eval/evaluate.h"
+#include "lerobot/train/checkpoint.h"
+#include "lerobot/train/train_setup.h"
+
+namespace lerobot {
+
+Json run_training_eval(TrainSetup& s, int64_t step) {
+  const int64_t n = s.cfg.eval.n_episodes;
+  const int64_t batch = s.cfg.eval.batch_size > 0 ? s.cfg.eval.batch_size : std::min<int64_t>(n, 50);
+  const fs::path videos = s.output_dir / "eval" / ("videos_step_" + checkpoint_step_id(step, s.cfg.steps));
+  const EvalResult r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4);
+  s.policy->train();
+  LOG_INFO << "eval step " << step << ": pc_success " << r.pc_success << "% over " << r.n_episodes
+           << " episodes (avg_sum_reward " << r.avg_sum_reward << ", eval_s " << r.eval_s << ")";
+  return Json{{"pc_success", r.pc_success}, {"avg_sum_reward", r.avg_sum_reward},
+              {"avg_max_reward", r.avg_max_reward}, {"eval_s", r.eval_s}, {"n_episodes", r.n_episodes}};
+}
+
+}  // namespace lerobot

@@ -1,0 +1,123 @@
+// Training-loop reporting (see train_logging.h).
+#include "lerobot/train/train_logging.h"
+
+#include "lerobot/common/logging.h"
+#include "lerobot/train/metrics/train_warnings.h"
+#include "lerobot/train/train_eval.h"
+#include "lerobot/train/train_setup.h"
+
+namespace lerobot {
+namespace {
+
+ReduceOp to_op(ReduceKind kind) {
+  return kind == ReduceKind::kMax ? ReduceOp::kMax : kind == ReduceKind::kSum ? ReduceOp::kSum : ReduceOp::kAvg;
+}
+
+int64_t count_params(torch::nn::Module& m, bool trainable_only) {
+  int64_t n = 0;
+  for (const auto& p : m.parameters())
+    if (!trainable_only || p.requires_grad()) n += p.numel();
+  return n;
+}
+
+}  // namespace
+
+TrainLogger::TrainLogger(TrainSetup& s)
+    : s_(s),
+      tracker_(s.cfg.batch_size, s.dataset->num_frames(), s.dataset->num_episodes(), s.start_step, s.world_size()) {
+  add_default_train_meters(tracker_, s.device.is_cuda());
+  if (s.is_main()) {
+    jsonl_ = std::make_unique<JsonlSink>(s.output_dir / kMetricsJsonl, /*append=*/s.cfg.resume);
+    tensorboard_ = std::make_unique<TensorBoardWriter>(s.output_dir / kTensorBoardDir);
+    progress_ = std::make_unique<ProgressBar>(s.cfg.steps, s.start_step);
+  }
+}
+
+TrainLogger::~TrainLogger() = default;
+
+void TrainLogger::banner() {
+  if (!s_.is_main()) return;
+  const int64_t accum = s_.cfg.accelerator.gradient_accumulation.steps;
+  LOG_INFO << "Output dir: " << s_.output_dir.string();
+  LOG_INFO << "Dataset: " << s_.dataset->root().string() << " (" << s_.dataset->num_frames() << " frames, "
+           << s_.dataset->num_episodes() << " episodes)";
+  LOG_INFO << "Policy: " << s_.cfg.policy->type() << ", " << format_big_number(count_params(*s_.policy, true))
+           << " learnable params (" << format_big_number(count_params(*s_.policy, false)) << " total) on "
+           << s_.device.str();
+  LOG_INFO << "Processes: " << s_.world_size() << " (" << s_.group->backend() << "), batch " << s_.cfg.batch_size
+           << " per process, accumulation " << accum << ": effective batch "
+           << s_.cfg.batch_size * s_.world_size() * accum << " (the learning rate is not scaled)";
+  LOG_INFO << "Mixed precision: " << s_.cfg.accelerator.mixed_precision
+           << ", steps: " << s_.cfg.steps << " starting at " << s_.start_step;
+  if (s_.cfg.accelerator.mixed_precision == "fp16" && !s_.device.is_cuda())
+    LOG_WARNING << "fp16 autocast needs CUDA: on CPU the forward pass stays fp32 while dynamic loss scaling runs";
+  if (auto w = schedule_horizon_warning(s_.cfg.scheduler.ptr(), s_.cfg.steps)) LOG_WARNING << *w;
+}
+
+void TrainLogger::record(const UpdateResult& u, double data_s, double prep_s, double step_s) {
+  tracker_.update("loss", u.loss);
+  if (u.grad_norm) tracker_.update("grad_norm", *u.grad_norm);
+  tracker_.update("lr", u.lr);
+  tracker_.update("update_s", u.update_s);
+  tracker_.update("dataloading_s", data_s);
+  tracker_.update("preprocessing_s", prep_s);
+  tracker_.update("step_s", step_s);
+  for (const auto& [k, v] : u.values) tracker_.update_output(k, v);
+  if (u.skipped) ++skipped_;
+  tracker_.step();
+  if (progress_) progress_->update(tracker_.steps());
+}
+
+void TrainLogger::log(int64_t step) {
+  tracker_.reduce_across_ranks([this](std::vector<float>& values, ReduceKind kind) {
+    if (values.empty() || kind == ReduceKind::kNone || s_.world_size() == 1) return;
+    auto t = torch::tensor(values, torch::kFloat32).to(s_.group->device());
+    s_.group->all_reduce(t, to_op(kind));
+    t = t.cpu();
+    for (size_t i = 0; i < values.size(); ++i) values[i] = t[static_cast<int64_t>(i)].item<float>();
+  });
+  const double mean_step_s = tracker_.meter("step_s").avg;
+  if (mean_step_s > 0) tracker_.update("samples_per_s", s_.cfg.batch_size * s_.world_size() / mean_step_s);
+  if (s_.is_main()) {
+    if (progress_) progress_->clear();
+    std::string line = tracker_.to_string();
+    if (skipped_ > 0) line += " skipped:" + std::to_string(skipped_);
+    LOG_INFO << line;
+    Json rec = metrics_record(tracker_);
+    rec["skipped_steps"] = skipped_;
+    jsonl_->write(rec);
+    tensorboard_->add_scalars("train", tracker_.to_dict(), step);
+    tensorboard_->flush();
+    if (!warned_input_bound_) {
+      if (auto w = input_bound_warning(tracker_.meter("dataloading_s").avg, tracker_.meter("update_s").avg)) {
+        LOG_WARNING << *w;
+        warned_input_bound_ = true;
+      }
+    }
+    if (progress_) progress_->draw();
+  }
+  tracker_.reset_averages();
+}
+
+void TrainLogger::evaluate(int64_t step) {
+  s_.group->barrier();
+  if (s_.is_main()) {
+    if (progress_) progress_->clear();
+    const Json info = run_training_eval(s_, step);
+    for (auto it = info.begin(); it != info.end(); ++it)
+      if (it.value().is_number()) tensorboard_->add_scalar("eval/" + it.key(), it.value().get<double>(), step);
+    Json rec = {{"step", step}, {"split", "eval"}};
+    rec.update(info);
+    jsonl_->write(rec);
+  }
+  s_.group->barrier();
+}
+
+void TrainLogger::finish(int64_t step) {
+  if (!s_.is_main()) return;
+  if (progress_) progress_->finish();
+  if (tensorboard_) tensorboard_->flush();
+  if (skipped_ > 0) LOG_INFO << skipped_ << " optimizer steps were skipped (non-finite gradients)";
+}
+
+}  // namespace lerobot

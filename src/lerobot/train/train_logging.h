@@ -1,0 +1,41 @@
+// Everything the training loop reports: the start banner, per-step meters, the periodic log line
+// (reduced across ranks, printed by rank 0 to the console, JSONL and TensorBoard), the progress
+// bar, warnings (input-bound, schedule horizon), and in-training evaluation.
+#pragma once
+
+#include <memory>
+
+#include "lerobot/train/metrics/metric_sinks.h"
+#include "lerobot/train/metrics/metrics_tracker.h"
+#include "lerobot/train/metrics/progress_bar.h"
+#include "lerobot/train/metrics/tensorboard.h"
+#include "lerobot/train/update_step.h"
+
+namespace lerobot {
+
+struct TrainSetup;
+
+inline constexpr const char* kMetricsJsonl = "train_metrics.jsonl";
+inline constexpr const char* kTensorBoardDir = "tensorboard";
+
+class TrainLogger {
+ public:
+  explicit TrainLogger(TrainSetup& setup);
+  ~TrainLogger();
+  void banner();
+  void record(const UpdateResult& u, double data_s, double prep_s, double step_s);
+  void log(int64_t step);       // collective (reduces the meters across ranks)
+  void evaluate(int64_t step);  // rank 0 runs the rollouts; all ranks meet after
+  void finish(int64_t step);
+
+ private:
+  TrainSetup& s_;
+  MetricsTracker tracker_;
+  std::unique_ptr<JsonlSink> jsonl_;
+  std::unique_ptr<TensorBoardWriter> tensorboard_;
+  std::unique_ptr<ProgressBar> progress_;
+  int64_t skipped_ = 0;
+  bool warned_input_bound_ = false;
+};
+
+}  // namespace lerobot

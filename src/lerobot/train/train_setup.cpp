@@ -1,0 +1,154 @@
+// Builds a training run from its config (LeRobot's train() up to the loop, §1.2 steps 2-14).
+#include "lerobot/train/train_setup.h"
+
+#include <ctime>
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/optim/presets.h"
+#include "lerobot/policies/act/configuration_act.h"
+#include "lerobot/policies/factory.h"
+#include "lerobot/policies/normalize.h"
+#include "lerobot/policies/pretrained_io.h"
+#include "lerobot/train/checkpoint.h"
+#include "lerobot/train/policy_features.h"
+#include "lerobot/train/rng_state.h"
+#include "lerobot/train/train_checkpoint.h"
+
+namespace lerobot {
+namespace {
+
+// LeRobot's use_policy_training_preset: the policy's own optimizer (and scheduler) settings.
+void apply_policy_preset(TrainPipelineConfig& cfg) {
+  if (const auto* act = dynamic_cast<const ACTConfig*>(cfg.policy.ptr())) {
+    apply_act_preset({act->optimizer_lr, act->optimizer_weight_decay}, cfg.optimizer, cfg.scheduler);
+    return;
+  }
+  throw_usage("policy type '" + cfg.policy->type() + "' has no training preset", "--use_policy_training_preset",
+              "pass --use_policy_training_preset=false with --optimizer.type=...");
+}
+
+std::vector<ParamGroup> to_param_groups(const std::vector<PolicyParamGroup>& groups) {
+  std::vector<ParamGroup> out;
+  for (const auto& g : groups) out.push_back(ParamGroup{g.params, g.names, g.lr});
+  return out;
+}
+
+std::string default_job_name(const TrainPipelineConfig& cfg) {
+  return cfg.env ? cfg.env->type() + "_" + cfg.policy->type() : cfg.policy->type();
+}
+
+// outputs/train/YYYY-MM-DD/HH-MM-SS_<job_name>, with the time chosen by rank 0 so every rank agrees.
+fs::path default_output_dir(const std::string& job_name, ProcessGroup& group) {
+  const double now = group.all_gather(static_cast<double>(std::time(nullptr)))[0];
+  const std::time_t t = static_cast<std::time_t>(now);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char day[16], hms[16];
+  std::strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+  std::strftime(hms, sizeof(hms), "%H-%M-%S", &tm);
+  return fs::path("outputs/train") / day / (std::string(hms) + "_" + job_name);
+}
+
+torch::Device pick_device(const TrainPipelineConfig& cfg, const LaunchEnv& launch) {
+  const std::string want = cfg.policy->device.value_or(torch::cuda::is_available() ? "cuda" : "cpu");
+  if (want.rfind("cuda", 0) == 0) {
+    if (!torch::cuda::is_available()) {
+      LOG_WARNING << "--policy.device=" << want << " but CUDA is not available: using cpu";
+      return torch::kCPU;
+    }
+    return torch::Device(torch::kCUDA, launch.local_rank % std::max<int>(1, torch::cuda::device_count()));
+  }
+  return torch::kCPU;
+}
+
+}  // namespace
+
+std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const LaunchEnv& launch,
+                                             const std::optional<fs::path>& resume_from) {
+  auto s = std::make_unique<TrainSetup>();
+  s->launch = launch;
+  if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=act or --policy.path=DIR");
+  if (!cfg.dataset.root) throw_usage("no dataset given", "--dataset.root", "pass --dataset.root=DIR (a LeRobot v3.0 or v2.1 dataset)");
+  s->device = pick_device(cfg, launch);
+  s->group = make_process_group(launch, process_group_options(cfg.distributed.backend, cfg.distributed.timeout_s));
+  set_log_rank(s->group->rank(), s->group->world_size());
+  if (!torch::cuda::is_available()) {
+    // Each process gets its share of the cores (DESIGN.md): cores / local processes.
+    const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, launch.local_world_size));
+    torch::set_num_threads(threads);
+  }
+
+  // Output directory and job name.
+  if (!cfg.job_name) cfg.job_name = default_job_name(cfg);
+  s->output_dir = cfg.output_dir ? fs::path(*cfg.output_dir) : default_output_dir(*cfg.job_name, *s->group);
+  cfg.output_dir = s->output_dir.string();
+  if (!cfg.resume && fs::exists(s->output_dir) && !fs::is_empty(s->output_dir))
+    throw_usage("output directory " + s->output_dir.string() + " already exists and resume is false", "--output_dir",
+                "choose another --output_dir, or continue it with --resume=true "
+                "--config_path=" + (s->output_dir / "checkpoints/last/pretrained_model").string());
+  s->group->barrier();  // every rank checked before rank 0 creates it
+  if (s->is_main()) fs::create_directories(s->output_dir);
+
+  s->seed = cfg.seed.value_or(0);
+  set_seed(s->seed);
+
+  // Dataset (delta indices from the policy) and policy features.
+  const DeltaIndices deltas = resolve_delta_indices(load_dataset_metadata(*cfg.dataset.root),
+                                                    cfg.policy->observation_delta_indices(),
+                                                    cfg.policy->action_delta_indices());
+  s->dataset = make_dataset(cfg.dataset, deltas, cfg.tolerance_s);
+  fill_policy_features(*cfg.policy, s->dataset->meta());
+
+  // Policy and processors: from the checkpoint when resuming, fresh otherwise.
+  if (resume_from) {
+    s->policy = load_pretrained(*resume_from / kPretrainedModelDir, cfg.policy->type(), s->device);
+    s->processors = load_policy_processors(*resume_from / kPretrainedModelDir);
+  } else {
+    PolicyBuildOptions opts;
+    opts.device = s->device;
+    s->policy = make_policy(*cfg.policy, opts);
+    Stats stats = s->dataset->meta().stats;
+    if (cfg.dataset.use_imagenet_stats) apply_imagenet_stats(stats, s->dataset->camera_keys());
+    s->processors = make_policy_processors(*cfg.policy, stats, s->device.str());
+  }
+  s->processors.rename_map = cfg.rename_map;
+  s->processors.normalizer.to(s->device);
+
+  // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).
+  if (cfg.use_policy_training_preset && !resume_from) apply_policy_preset(cfg);
+  if (!cfg.optimizer) throw_usage("no optimizer", "--optimizer.type", "pass --optimizer.type=adamw or keep the policy preset");
+  s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(s->policy->optim_param_groups()));
+  s->scheduler = make_scheduler(cfg.scheduler.ptr(), *s->optimizer, cfg.steps);
+  if (cfg.accelerator.mixed_precision == "fp16") s->scaler = std::make_unique<LossScaler>();
+
+  // Replicas start identical: rank 0's parameters and buffers everywhere.
+  if (s->group->world_size() > 1) {
+    broadcast_parameters(*s->policy, *s->group);
+    GradReducerOptions ro;
+    ro.bucket_cap_bytes = static_cast<int64_t>(cfg.distributed.bucket_mb * 1024 * 1024);
+    ro.bf16_compress = cfg.distributed.bf16_compress;
+    s->reducer = std::make_unique<GradReducer>(*s->policy, s->group, ro);
+  }
+  s->cfg = std::move(cfg);
+  if (resume_from) {
+    remove_stale_checkpoint_temps(s->output_dir);
+    s->start_step = load_training_state(*s, *resume_from);
+    LOG_INFO << "Resuming from " << resume_from->string() << " at step " << s->start_step;
+  }
+
+  // The loader is positioned at start_step (sampler state from the step, LeRobot §1.7).
+  DataLoaderOptions lo;
+  lo.batch_size = s->cfg.batch_size;
+  lo.num_workers = static_cast<int>(s->cfg.num_workers);
+  lo.prefetch_factor = static_cast<int>(s->cfg.prefetch_factor);
+  lo.world_size = s->group->world_size();
+  lo.rank = s->group->rank();
+  lo.start_step = s->start_step;
+  lo.seed = static_cast<uint64_t>(s->seed);
+  lo.drop_n_last_frames = s->cfg.policy->drop_n_last_frames();
+  s->loader = std::make_unique<DataLoader>(s->dataset, lo);
+  return s;
+}
+
+}  // namespace lerobot

@@ -1,0 +1,52 @@
+// Everything a training run needs, built from the config: output dir, process group, dataset
+// and loader, policy and processors, optimizer and scheduler, gradient reducer, and (on
+// --resume) the state of the checkpoint being continued.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lerobot/datasets/data_loader.h"
+#include "lerobot/datasets/lerobot_dataset.h"
+#include "lerobot/distributed/grad_reducer.h"
+#include "lerobot/distributed/launch_env.h"
+#include "lerobot/distributed/process_group.h"
+#include "lerobot/optim/loss_scaler.h"
+#include "lerobot/optim/optimizer.h"
+#include "lerobot/optim/scheduler.h"
+#include "lerobot/policies/policy.h"
+#include "lerobot/policies/processor_io.h"
+#include "lerobot/train/train_config.h"
+
+namespace lerobot {
+
+struct TrainSetup {
+  TrainPipelineConfig cfg;  // resolved: output_dir, job_name, presets, features filled in
+  LaunchEnv launch;
+  std::shared_ptr<ProcessGroup> group;
+  torch::Device device{torch::kCPU};
+  fs::path output_dir;
+
+  std::shared_ptr<LeRobotDataset> dataset;
+  std::unique_ptr<DataLoader> loader;
+  PolicyPtr policy;
+  PolicyProcessors processors;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<Scheduler> scheduler;  // null when the run has no scheduler (ACT preset)
+  std::unique_ptr<LossScaler> scaler;      // fp16 only
+  std::unique_ptr<GradReducer> reducer;    // world size > 1 only
+
+  int64_t start_step = 0;
+  int64_t seed = 0;
+  bool is_main() const { return group->rank() == 0; }
+  int world_size() const { return group->world_size(); }
+};
+
+// Builds the run. `resume_from` is the checkpoint dir when --resume=true.
+std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const LaunchEnv& launch,
+                                             const std::optional<fs::path>& resume_from);
+
+}  // namespace lerobot

@@ -1,0 +1,57 @@
+// The training loop. One iteration: next batch -> prepare -> update (forward, backward with
+// gradient all-reduce overlapped, clip, optimizer and scheduler step) -> metrics -> log ->
+// checkpoint -> evaluation. Building the pieces is in train_setup.cpp, one update in
+// update_step.cpp, checkpoint contents in train_checkpoint.cpp.
+#include "lerobot/train/trainer.h"
+
+#include "lerobot/common/logging.h"
+#include "lerobot/common/timer.h"
+#include "lerobot/train/batch_prep.h"
+#include "lerobot/train/checkpoint.h"
+#include "lerobot/train/metrics/metrics_tracker.h"
+#include "lerobot/train/train_checkpoint.h"
+#include "lerobot/train/train_logging.h"
+#include "lerobot/train/train_setup.h"
+#include "lerobot/train/update_step.h"
+
+namespace lerobot {
+
+TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
+  const std::optional<fs::path> resume_from =
+      cfg.resume ? std::optional<fs::path>(resolve_checkpoint_dir(cfg.checkpoint_path.value_or(""))) : std::nullopt;
+  auto run = make_train_setup(std::move(cfg), launch, resume_from);
+  TrainSetup& s = *run;
+  TrainLogger logger(s);
+  UpdateStep update(s);
+
+  int64_t step = s.start_step;
+  double last_loss = 0.0;
+  s.policy->train();
+  logger.banner();
+  while (step < s.cfg.steps) {
+    Stopwatch step_timer;
+    DataBatch raw = s.loader->next();                                   // data_s
+    const double data_s = step_timer.seconds();
+    Batch batch = prepare_batch(raw.tensors, s.processors, s.device);  // prep_s
+    const double prep_s = step_timer.seconds() - data_s;
+    const UpdateResult u = update.run(batch, step);                    // updt_s
+    ++step;
+    last_loss = u.loss;
+    logger.record(u, data_s, prep_s, step_timer.seconds());
+
+    if (s.cfg.log_freq > 0 && step % s.cfg.log_freq == 0) logger.log(step);  // collective
+    const bool save = s.cfg.save_checkpoint &&
+                      ((s.cfg.save_freq > 0 && step % s.cfg.save_freq == 0) || step == s.cfg.steps);
+    if (save) save_train_checkpoint(s, step);                              // collective
+    if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) logger.evaluate(step);
+  }
+  s.group->barrier();
+  logger.finish(step);
+  TrainResult result;
+  result.final_step = step;
+  result.output_dir = s.output_dir;
+  result.last_loss = last_loss;
+  return result;
+}
+
+}  // namespace lerobot

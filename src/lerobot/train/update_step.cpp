@@ -1,0 +1,98 @@
+// One micro-batch update (see update_step.h).
+#include "lerobot/train/update_step.h"
+
+#include <cmath>
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/common/timer.h"
+#include "lerobot/optim/grad_clip.h"
+#include "lerobot/train/autocast.h"
+#include "lerobot/train/train_setup.h"
+
+namespace lerobot {
+
+UpdateStep::UpdateStep(TrainSetup& setup) : s_(setup), max_nonfinite_(setup.cfg.max_nonfinite_steps) {
+  for (const auto& p : s_.policy->named_parameters()) {
+    if (!p.value().requires_grad()) continue;
+    names_.push_back(p.key());
+    params_.push_back(p.value());
+  }
+  // Under fp16 the loss scaler needs a few overflowing steps to find its scale.
+  if (s_.scaler) max_nonfinite_ += 24;
+}
+
+std::string UpdateStep::first_nonfinite_grad() const {
+  const auto name = first_nonfinite_grad_name(params_, names_);
+  return name ? "gradient of " + *name : "gradient";
+}
+
+void UpdateStep::note_nonfinite(int64_t step, const std::string& what) {
+  ++consecutive_nonfinite_;
+  LOG_WARNING << "step " << step << ": non-finite " << what << " (" << consecutive_nonfinite_ << " in a row)";
+  if (consecutive_nonfinite_ >= max_nonfinite_)
+    throw_runtime("training diverged: " + what + " was NaN/Inf for " + std::to_string(consecutive_nonfinite_) +
+                      " consecutive steps, the last at step " + std::to_string(step),
+                  "step " + std::to_string(step),
+                  "lower --policy.optimizer_lr (or --optimizer.lr), check the dataset stats for zero std, or "
+                  "use --accelerator.mixed_precision=bf16 instead of fp16");
+}
+
+UpdateResult UpdateStep::run(const Batch& batch, int64_t step) {
+  Stopwatch timer;
+  const auto& acc = s_.cfg.accelerator;
+  const int64_t accum = acc.gradient_accumulation.steps;
+  UpdateResult r;
+  r.synced = (step + 1) % accum == 0;
+  if (s_.reducer) {
+    s_.reducer->set_sync(r.synced);
+    broadcast_buffers(*s_.policy, *s_.group);  // DDP's broadcast_buffers=True, before each forward
+  }
+
+  PolicyOutput out;
+  {
+    AutocastScope autocast(acc.mixed_precision, s_.device);
+    out = s_.policy->forward(batch);
+  }
+  r.loss = out.loss.item<double>();
+  r.values = out.values;
+  const bool loss_finite = std::isfinite(r.loss);
+  torch::Tensor loss = out.loss.to(torch::kFloat32) / static_cast<double>(accum);
+  if (s_.scaler) loss = s_.scaler->scale(loss);
+  loss.backward();
+
+  if (r.synced) {
+    if (s_.reducer) s_.reducer->synchronize();  // gradients are now averaged over ranks
+    bool grads_finite = true;
+    if (s_.scaler) {
+      s_.scaler->unscale_(*s_.optimizer);
+      grads_finite = !s_.scaler->found_inf();
+    }
+    const double max_norm = s_.cfg.optimizer->grad_clip_norm;
+    const double norm =
+        (max_norm > 0 ? clip_grad_norm_(params_, max_norm) : total_grad_norm(params_)).item<double>();
+    r.grad_norm = norm;
+    grads_finite = grads_finite && std::isfinite(norm);
+    if (!loss_finite || !grads_finite) {
+      r.skipped = true;
+      ++skipped_total_;
+      if (!loss_finite) note_nonfinite(step, "loss");
+      else if (s_.scaler) note_nonfinite(step, "fp16 gradients (loss scale " + std::to_string(s_.scaler->get_scale()) + ", step skipped)");
+      else note_nonfinite(step, first_nonfinite_grad());
+    } else {
+      if (s_.scaler) s_.scaler->step(*s_.optimizer);
+      else s_.optimizer->step();
+      consecutive_nonfinite_ = 0;
+    }
+    if (s_.scaler) s_.scaler->update();
+    s_.optimizer->zero_grad();
+  } else if (!loss_finite) {
+    note_nonfinite(step, "loss");
+  }
+  if (s_.scheduler) s_.scheduler->step();  // every micro-batch, as LeRobot (step_scheduler_with_optimizer=False)
+  r.lr = s_.optimizer->param_groups()[0].options().get_lr();
+  r.update_s = timer.seconds();
+  return r;
+}
+
+}  // namespace lerobot

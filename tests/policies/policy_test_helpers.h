@@ -1,0 +1,22 @@
+// Shared helpers for the policy tests: small ACT configs and random batches.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lerobot/policies/act/configuration_act.h"
+#include "lerobot/policies/policy.h"
+
+namespace lerobot::testing {
+
+// 6-dof state and action, `cameras` VISUAL inputs (3, img, img) named observation.images.cam<i>,
+// small transformer (dim 64, ff 128, 4 heads, 2 encoder / 1 decoder / 2 VAE layers), chunk 10,
+// random backbone init (no weights file).
+ACTConfig small_act_config(int cameras = 1, int64_t img = 32);
+
+// A normalized-looking batch for `cfg`: images in [0, 1), N(0,1) state and actions, no padding.
+Batch random_act_batch(const ACTConfig& cfg, int64_t batch_size, uint64_t seed);
+
+std::string make_temp_dir(const std::string& tag);
+
+}  // namespace lerobot::testing
