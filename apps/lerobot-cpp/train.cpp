@@ -131,7 +131,7 @@ int train_main(const Args& input) {
     lo.machine_rank = lf.machine_rank;
     lo.main_process_ip = lf.main_process_ip;
     lo.main_process_port = lf.main_process_port != 0 ? lf.main_process_port : (lf.num_machines > 1 ? 29500 : 0);
-    Args child{"train"};
+    Args child{"lerobot-cpp", "train"};  // argv[0], then the command
     child.insert(child.end(), args.begin(), args.end());
     const LaunchResult r = launch_local(child, lo);
     if (r.exit_code != 0) std::cerr << "error: " << r.message << "\n";

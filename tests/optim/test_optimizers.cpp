@@ -122,6 +122,7 @@ TEST(Optimizers, GroupLrOverrideAndAccessors) {
 }
 
 TEST(Presets, ActSplitsBackboneAndFillsConfig) {
+  register_optim_configs();
   NamedParams named = {{"model.encoder.w", param({1.0f})},
                        {"model.backbone.conv1.weight", param({2.0f})},
                        {"model.backbone_proj.w", param({3.0f})},  // prefix match, as LeRobot's startswith

@@ -3,6 +3,11 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "lerobot/common/error.h"
@@ -38,6 +43,29 @@ c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnv& env, bool server,
                   "check that rank 0 is running and that MASTER_ADDR/MASTER_PORT are the same on "
                   "every rank and reachable");
   }
+}
+
+// The IPv4 address this host sends from to reach host:port (the route's source address; a UDP
+// connect sends nothing), or "" when unknown.
+std::string local_address_towards(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) return "";
+  std::string out;
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd >= 0 && ::connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+    sockaddr_in local{};
+    socklen_t len = sizeof(local);
+    char buf[INET_ADDRSTRLEN];
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+        ::inet_ntop(AF_INET, &local.sin_addr, buf, sizeof(buf)))
+      out = buf;
+  }
+  if (fd >= 0) ::close(fd);
+  ::freeaddrinfo(res);
+  return out;
 }
 
 bool is_loopback(const std::string& host) {
@@ -78,6 +106,12 @@ std::shared_ptr<ProcessGroup> make_gloo_group(const LaunchEnv& env,
         c10d::ProcessGroupGloo::createDeviceForInterface(first.substr(0, first.find(','))));
   } else if (is_loopback(env.master_addr)) {
     opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  } else if (const std::string local = local_address_towards(env.master_addr, env.master_port); !local.empty()) {
+    // Gloo's default device binds to the address the hostname resolves to, which is often a
+    // loopback one (Debian's 127.0.1.1) or absent from the interface that reaches the other
+    // machines; the peers then dial their own loopback. Bind where the route to rank 0 starts.
+    LOG_DEBUG << "gloo binds to " << local << " (the route to " << env.master_addr << ")";
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(local));
   } else {
     opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
   }

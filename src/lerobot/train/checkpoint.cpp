@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
@@ -62,6 +65,9 @@ fs::path save_checkpoint(const fs::path& output_dir, int64_t step, int64_t total
   fs::create_directories(tmp / kPretrainedModelDir);
   fs::create_directories(tmp / kTrainingStateDir);
   writers.pretrained_model(tmp / kPretrainedModelDir);
+  // Fault injection for the crash tests: stall half-way through the checkpoint of one step.
+  if (const char* pause = std::getenv("LEROBOT_FAULT_PAUSE_CHECKPOINT_STEP"); pause && std::atoll(pause) == step)
+    std::this_thread::sleep_for(std::chrono::seconds(120));
   writers.training_state(tmp / kTrainingStateDir);
   fsync_tree(tmp);
 

@@ -25,9 +25,11 @@ struct GradientAccumulationConfig : Config {
 struct AcceleratorConfig : Config {
   std::string mixed_precision = "no";
   GradientAccumulationConfig gradient_accumulation;
+  double loss_scale_init = 65536.0;
   void visit(FieldVisitor& v) override {
     field(v, "mixed_precision", mixed_precision, "no, bf16 or fp16 (fp16 uses dynamic loss scaling); env ACCELERATE_MIXED_PRECISION");
     field(v, "gradient_accumulation", gradient_accumulation, "Gradient accumulation");
+    field(v, "loss_scale_init", loss_scale_init, "Initial fp16 loss scale (lerobot.cpp; GradScaler's default)");
   }
   void validate() const override;
 };
@@ -77,11 +79,15 @@ struct DistributedConfig : Config {
   std::string backend = "auto";
   bool bf16_compress = false;
   double bucket_mb = 25.0;
+  bool reduce_gradients = true;
   void visit(FieldVisitor& v) override {
     field(v, "timeout_s", timeout_s, "Seconds a collective may wait for a silent rank before failing, naming it");
     field(v, "backend", backend, "auto, gloo or nccl");
     field(v, "bf16_compress", bf16_compress, "All-reduce gradients in bf16");
     field(v, "bucket_mb", bucket_mb, "Gradient bucket size in MB");
+    field(v, "reduce_gradients", reduce_gradients,
+          "Test/diagnostic switch: false skips the gradient all-reduce, so each rank trains on its own "
+          "batches only and the replicas drift apart (rank 0's model is saved). Never use it to train");
   }
 };
 

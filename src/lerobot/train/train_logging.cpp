@@ -1,6 +1,8 @@
 // Training-loop reporting (see train_logging.h).
 #include "lerobot/train/train_logging.h"
 
+#include <iomanip>
+
 #include "lerobot/common/logging.h"
 #include "lerobot/train/metrics/train_warnings.h"
 #include "lerobot/train/train_eval.h"
@@ -118,6 +120,13 @@ void TrainLogger::finish(int64_t step) {
   if (progress_) progress_->finish();
   if (tensorboard_) tensorboard_->flush();
   if (skipped_ > 0) LOG_INFO << skipped_ << " optimizer steps were skipped (non-finite gradients)";
+  if (s_.reducer && s_.reducer->timings().steps > 0) {
+    // Rank 0's view of its gradient all-reduces (bench/train_scaling reads this line).
+    const GradReducerTimings& t = s_.reducer->timings();
+    LOG_INFO << "allreduce overlap: " << std::fixed << std::setprecision(1) << 100.0 * t.overlap_share()
+             << "% of " << std::setprecision(3) << t.allreduce_s << " s all-reduce time overlapped backward; exposed wait "
+             << t.wait_s << " s over " << t.steps << " synchronised steps (" << t.buckets << " buckets)";
+  }
 }
 
 }  // namespace lerobot

@@ -1,6 +1,7 @@
 // Builds a training run from its config (LeRobot's train() up to the loop, §1.2 steps 2-14).
 #include "lerobot/train/train_setup.h"
 
+#include <cstdlib>
 #include <ctime>
 
 #include "lerobot/common/error.h"
@@ -74,8 +75,10 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   s->group = make_process_group(launch, process_group_options(cfg.distributed.backend, cfg.distributed.timeout_s));
   set_log_rank(s->group->rank(), s->group->world_size());
   if (!torch::cuda::is_available()) {
-    // Each process gets its share of the cores (DESIGN.md): cores / local processes.
-    const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, launch.local_world_size));
+    // Each process gets its share of the cores (DESIGN.md): cores / local processes, unless
+    // OMP_NUM_THREADS says otherwise (as in PyTorch; the launcher sets it to that share too).
+    int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, launch.local_world_size));
+    if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && std::atoi(omp) > 0) threads = std::atoi(omp);
     torch::set_num_threads(threads);
   }
 
@@ -120,7 +123,11 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   if (!cfg.optimizer) throw_usage("no optimizer", "--optimizer.type", "pass --optimizer.type=adamw or keep the policy preset");
   s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(s->policy->optim_param_groups()));
   s->scheduler = make_scheduler(cfg.scheduler.ptr(), *s->optimizer, cfg.steps);
-  if (cfg.accelerator.mixed_precision == "fp16") s->scaler = std::make_unique<LossScaler>();
+  if (cfg.accelerator.mixed_precision == "fp16") {
+    LossScalerOptions so;
+    so.init_scale = cfg.accelerator.loss_scale_init;
+    s->scaler = std::make_unique<LossScaler>(so);
+  }
 
   // Replicas start identical: rank 0's parameters and buffers everywhere.
   if (s->group->world_size() > 1) {
@@ -128,7 +135,11 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     GradReducerOptions ro;
     ro.bucket_cap_bytes = static_cast<int64_t>(cfg.distributed.bucket_mb * 1024 * 1024);
     ro.bf16_compress = cfg.distributed.bf16_compress;
-    s->reducer = std::make_unique<GradReducer>(*s->policy, s->group, ro);
+    if (cfg.distributed.reduce_gradients)
+      s->reducer = std::make_unique<GradReducer>(*s->policy, s->group, ro);
+    else if (s->is_main())
+      LOG_WARNING << "--distributed.reduce_gradients=false: gradients are NOT averaged over ranks; each replica "
+                     "trains on its own batches (a test/diagnostic switch)";
   }
   s->cfg = std::move(cfg);
   if (resume_from) {

@@ -44,10 +44,8 @@ UpdateResult UpdateStep::run(const Batch& batch, int64_t step) {
   const int64_t accum = acc.gradient_accumulation.steps;
   UpdateResult r;
   r.synced = (step + 1) % accum == 0;
-  if (s_.reducer) {
-    s_.reducer->set_sync(r.synced);
-    broadcast_buffers(*s_.policy, *s_.group);  // DDP's broadcast_buffers=True, before each forward
-  }
+  if (s_.reducer) s_.reducer->set_sync(r.synced);  // null with --distributed.reduce_gradients=false
+  if (s_.world_size() > 1) broadcast_buffers(*s_.policy, *s_.group);  // DDP's broadcast_buffers=True, before each forward
 
   PolicyOutput out;
   {

@@ -17,6 +17,12 @@ torch::Tensor activate(const torch::Tensor& x, const std::string& name) {
   throw_usage("unknown feedforward_activation '" + name + "'", "policy.feedforward_activation",
               "use relu, gelu or glu");
 }
+// Under autocast the input can be bf16/fp16 while the LayerNorm weights are fp32: normalize in
+// fp32, as CUDA autocast does for layer_norm (LibTorch 1.13's CPU autocast leaves it uncast).
+torch::Tensor ln(torch::nn::LayerNorm& norm, const torch::Tensor& x) {
+  const auto dtype = norm->weight.scalar_type();
+  return norm(x.scalar_type() == dtype ? x : x.to(dtype));
+}
 }  // namespace
 
 ACTEncoderLayerImpl::ACTEncoderLayerImpl(const ACTConfig& c)
@@ -35,20 +41,20 @@ ACTEncoderLayerImpl::ACTEncoderLayerImpl(const ACTConfig& c)
 torch::Tensor ACTEncoderLayerImpl::forward(torch::Tensor x, const torch::Tensor& pos_embed,
                                            const torch::Tensor& key_padding_mask) {
   auto skip = x;
-  if (pre_norm_) x = norm1(x);
+  if (pre_norm_) x = ln(norm1, x);
   auto qk = pos_embed.defined() ? x + pos_embed : x;
   x = self_attn(qk, qk, x, key_padding_mask);
   x = skip + dropout1(x);
   if (pre_norm_) {
     skip = x;
-    x = norm2(x);
+    x = ln(norm2, x);
   } else {
-    x = norm1(x);
+    x = ln(norm1, x);
     skip = x;
   }
   x = linear2(dropout(activate(linear1(x), activation_)));
   x = skip + dropout2(x);
-  if (!pre_norm_) x = norm2(x);
+  if (!pre_norm_) x = ln(norm2, x);
   return x;
 }
 
@@ -63,7 +69,7 @@ ACTEncoderImpl::ACTEncoderImpl(const ACTConfig& c, bool is_vae_encoder) {
 torch::Tensor ACTEncoderImpl::forward(torch::Tensor x, const torch::Tensor& pos_embed,
                                       const torch::Tensor& key_padding_mask) {
   for (auto& m : *layers) x = m->as<ACTEncoderLayerImpl>()->forward(x, pos_embed, key_padding_mask);
-  if (norm) x = norm(x);
+  if (norm) x = ln(norm, x);
   return x;
 }
 
@@ -86,15 +92,15 @@ ACTDecoderLayerImpl::ACTDecoderLayerImpl(const ACTConfig& c)
 torch::Tensor ACTDecoderLayerImpl::forward(torch::Tensor x, const torch::Tensor& encoder_out,
                                            const torch::Tensor& decoder_pos, const torch::Tensor& encoder_pos) {
   auto skip = x;
-  if (pre_norm_) x = norm1(x);
+  if (pre_norm_) x = ln(norm1, x);
   auto qk = decoder_pos.defined() ? x + decoder_pos : x;
   x = self_attn(qk, qk, x);
   x = skip + dropout1(x);
   if (pre_norm_) {
     skip = x;
-    x = norm2(x);
+    x = ln(norm2, x);
   } else {
-    x = norm1(x);
+    x = ln(norm1, x);
     skip = x;
   }
   auto q = decoder_pos.defined() ? x + decoder_pos : x;
@@ -103,14 +109,14 @@ torch::Tensor ACTDecoderLayerImpl::forward(torch::Tensor x, const torch::Tensor&
   x = skip + dropout2(x);
   if (pre_norm_) {
     skip = x;
-    x = norm3(x);
+    x = ln(norm3, x);
   } else {
-    x = norm2(x);
+    x = ln(norm2, x);
     skip = x;
   }
   x = linear2(dropout(activate(linear1(x), activation_)));
   x = skip + dropout3(x);
-  if (!pre_norm_) x = norm3(x);
+  if (!pre_norm_) x = ln(norm3, x);
   return x;
 }
 
@@ -124,7 +130,7 @@ torch::Tensor ACTDecoderImpl::forward(torch::Tensor x, const torch::Tensor& enco
                                       const torch::Tensor& decoder_pos, const torch::Tensor& encoder_pos) {
   for (auto& m : *layers)
     x = m->as<ACTDecoderLayerImpl>()->forward(x, encoder_out, decoder_pos, encoder_pos);
-  return norm(x);
+  return ln(norm, x);
 }
 
 torch::Tensor sinusoidal_pos_embedding_1d(int64_t num_positions, int64_t dim) {

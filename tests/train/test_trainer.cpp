@@ -1,0 +1,237 @@
+// The training loop end to end on a generated reach2d dataset: exact resume, crash during a
+// checkpoint write, mixed precision with fp16 overflow, TensorBoard/JSONL output, early flag errors.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/distributed/launch_env.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/eval/record.h"
+#include "lerobot/train/metrics/tensorboard.h"
+#include "lerobot/train/train_config.h"
+#include "lerobot/train/trainer.h"
+
+namespace lerobot {
+namespace {
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("lerobot_trainer_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+// A small reach2d expert dataset, recorded once per test binary.
+const fs::path& dataset() {
+  static const fs::path root = [] {
+    Reach2dEnvConfig env;
+    env.image_size = 64;
+    return record_expert_dataset(env, 6, scratch() / "reach2d").root;
+  }();
+  return root;
+}
+
+std::vector<std::string> tiny_run(const fs::path& out, int64_t steps, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--policy.type=act", "--dataset.root=" + dataset().string(),
+                                   "--policy.dim_model=32", "--policy.n_heads=2", "--policy.dim_feedforward=64",
+                                   "--policy.n_encoder_layers=1", "--policy.n_vae_encoder_layers=1",
+                                   "--policy.chunk_size=5", "--policy.n_action_steps=5",
+                                   "--policy.pretrained_backbone_weights=null", "--batch_size=4",
+                                   "--steps=" + std::to_string(steps), "--log_freq=2", "--num_workers=2",
+                                   "--output_dir=" + out.string(), "--seed=7"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TrainResult run(const std::vector<std::string>& args) {
+  return train(parse_train_config(args), LaunchEnv{});
+}
+
+std::vector<Json> jsonl(const fs::path& p) {
+  std::vector<Json> out;
+  std::ifstream in(p);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(Json::parse(line));
+  return out;
+}
+
+void expect_same_tensors(const fs::path& a, const fs::path& b) {
+  const TensorMap ta = load_safetensors(a), tb = load_safetensors(b);
+  ASSERT_EQ(ta.size(), tb.size()) << a << " vs " << b;
+  for (const auto& [k, v] : ta) {
+    ASSERT_TRUE(tb.count(k)) << k;
+    EXPECT_TRUE(torch::equal(v, tb.at(k))) << k << " differs between " << a << " and " << b;
+  }
+}
+
+TEST(Trainer, ResumeContinuesBitIdentically) {
+  const fs::path full = scratch() / "full", part = scratch() / "part";
+  run(tiny_run(full, 6, {"--save_freq=3"}));
+  run(tiny_run(part, 3, {"--save_freq=3"}));
+  // Continue the 3-step run to step 6 from its `last` checkpoint.
+  run({"--resume=true", "--config_path=" + (part / "checkpoints/last/pretrained_model").string(), "--steps=6",
+       "--save_freq=3"});
+  const fs::path a = full / "checkpoints/000006", b = part / "checkpoints/000006";
+  ASSERT_TRUE(fs::exists(b / "pretrained_model/model.safetensors"));
+  expect_same_tensors(a / "pretrained_model/model.safetensors", b / "pretrained_model/model.safetensors");
+  expect_same_tensors(a / "training_state/optimizer_state.safetensors",
+                      b / "training_state/optimizer_state.safetensors");
+  // The comparison can fail: training moved the weights away from the step-3 checkpoint.
+  const TensorMap w3 = load_safetensors(full / "checkpoints/000003/pretrained_model/model.safetensors");
+  const TensorMap w6 = load_safetensors(a / "pretrained_model/model.safetensors");
+  EXPECT_FALSE(torch::equal(w3.at("model.action_head.weight"), w6.at("model.action_head.weight")));
+  // The resumed run appended to the metrics file and kept LeRobot's checkpoint layout.
+  const auto lines = jsonl(part / "train_metrics.jsonl");
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.back()["step"], 6);
+  for (const char* f : {"config.json", "model.safetensors", "train_config.json", "policy_preprocessor.json",
+                        "policy_postprocessor.json", "policy_preprocessor_step_3_normalizer_processor.safetensors",
+                        "policy_postprocessor_step_0_unnormalizer_processor.safetensors"})
+    EXPECT_TRUE(fs::exists(b / "pretrained_model" / f)) << f;
+  for (const char* f : {"optimizer_state.safetensors", "optimizer_param_groups.json", "rng_state.safetensors",
+                        "training_step.json"})
+    EXPECT_TRUE(fs::exists(b / "training_state" / f)) << f;
+}
+
+TEST(Trainer, RefusesToOverwriteAnExistingOutputDir) {
+  const fs::path out = scratch() / "exists";
+  fs::create_directories(out / "something");
+  try {
+    run(tiny_run(out, 1));
+    FAIL() << "overwrote an existing output dir";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("already exists"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Trainer, TensorBoardAndJsonlHoldTheLoggedLosses) {
+  const fs::path out = scratch() / "tb";
+  run(tiny_run(out, 4));
+  const auto lines = jsonl(out / "train_metrics.jsonl");
+  ASSERT_EQ(lines.size(), 2u);  // log_freq 2
+  fs::path events;
+  for (const auto& e : fs::directory_iterator(out / "tensorboard")) events = e.path();
+  ASSERT_FALSE(events.empty());
+  const TensorBoardEvents tb = read_tensorboard_events(events);  // throws on any bad CRC
+  EXPECT_EQ(tb.file_version, "brain.Event:2");
+  std::vector<std::pair<int64_t, double>> losses;
+  for (const auto& s : tb.scalars)
+    if (s.tag == "train/loss") losses.emplace_back(s.step, s.value);
+  ASSERT_EQ(losses.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(losses[i].first, lines[i]["step"].get<int64_t>());
+    EXPECT_NEAR(losses[i].second, lines[i]["loss"].get<double>(), 1e-4 * std::abs(losses[i].second));
+  }
+}
+
+double mean_loss(const std::vector<Json>& lines, size_t begin, size_t end) {
+  double s = 0;
+  for (size_t i = begin; i < end; ++i) s += lines[i]["loss"].get<double>();
+  return s / static_cast<double>(end - begin);
+}
+
+TEST(Trainer, Bf16TrainsAndLossFalls) {
+  const fs::path out = scratch() / "bf16";
+  run(tiny_run(out, 24, {"--accelerator.mixed_precision=bf16", "--policy.optimizer_lr=1e-3", "--log_freq=4",
+                         "--save_checkpoint=false"}));
+  const auto lines = jsonl(out / "train_metrics.jsonl");
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_LT(mean_loss(lines, 4, 6), 0.7 * mean_loss(lines, 0, 2));
+}
+
+TEST(Trainer, Fp16SkipsOverflowingStepsWithoutDiverging) {
+  const fs::path out = scratch() / "fp16";
+  // A loss scale of 1e38 overflows for sure; the scaler must back off, skip those steps, then train.
+  run(tiny_run(out, 24, {"--accelerator.mixed_precision=fp16", "--accelerator.loss_scale_init=1e38",
+                         "--policy.optimizer_lr=1e-3", "--log_freq=4", "--save_checkpoint=false"}));
+  const auto lines = jsonl(out / "train_metrics.jsonl");
+  ASSERT_EQ(lines.size(), 6u);
+  const int64_t skipped = lines.back()["skipped_steps"].get<int64_t>();
+  EXPECT_GE(skipped, 2);
+  EXPECT_LE(skipped, 16);
+  for (const auto& l : lines) EXPECT_TRUE(std::isfinite(l["loss"].get<double>()));
+  EXPECT_LT(mean_loss(lines, 4, 6), 0.7 * mean_loss(lines, 0, 2));
+}
+
+TEST(Trainer, NonFiniteLossStopsNamingTheStep) {
+  const fs::path out = scratch() / "nan";
+  try {
+    // A learning rate of 1e30 blows the weights up within a few steps.
+    run(tiny_run(out, 40, {"--policy.optimizer_lr=1e30", "--policy.optimizer_lr_backbone=1e30",
+                           "--max_nonfinite_steps=2", "--save_checkpoint=false"}));
+    FAIL() << "a diverged run did not stop";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("NaN/Inf"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("step "), std::string::npos) << msg;
+  }
+}
+
+int run_cli(const std::string& args, std::string* output) {
+  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
+  const int status = ::pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(TrainCli, TypoInAFlagFailsBeforeAnyWork) {
+  const fs::path out = scratch() / "typo";
+  std::string text;
+  const int rc = run_cli("train --policy.type=act --dataset.root=" + dataset().string() +
+                             " --bach_size=3 --output_dir=" + out.string(),
+                         &text);
+  EXPECT_EQ(rc, 2) << text;
+  EXPECT_NE(text.find("--bach_size"), std::string::npos) << text;
+  EXPECT_NE(text.find("--batch_size"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(TrainCli, SigkillDuringCheckpointKeepsLastAndResumeWorks) {
+  const fs::path out = scratch() / "killed";
+  std::string args;
+  for (const auto& a : tiny_run(out, 4, {"--save_freq=2", "--num_workers=0"})) args += " " + a;
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("LEROBOT_FAULT_PAUSE_CHECKPOINT_STEP", "4", 1);
+    const std::string cmd = std::string(LEROBOT_CLI) + " train" + args + " > /dev/null 2>&1";
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+    ::_exit(127);
+  }
+  // Wait until the step-4 checkpoint is half written (its model is in the temporary dir).
+  const fs::path root = out / "checkpoints";
+  bool half = false;
+  for (int i = 0; i < 3000 && !half; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (fs::exists(root))
+      for (const auto& e : fs::directory_iterator(root))
+        half |= e.path().filename().string().rfind(".tmp-000004", 0) == 0 &&
+                fs::exists(e.path() / "pretrained_model/model.safetensors");
+  }
+  ASSERT_TRUE(half) << "the run never reached the step-4 checkpoint";
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_FALSE(fs::exists(root / "000004"));
+  EXPECT_EQ(fs::read_symlink(root / "last"), fs::path("000002"));
+  // Resume from `last` finishes the run.
+  run({"--resume=true", "--config_path=" + (root / "last/pretrained_model").string()});
+  EXPECT_TRUE(fs::exists(root / "000004/training_state/training_step.json"));
+  EXPECT_EQ(fs::read_symlink(root / "last"), fs::path("000004"));
+}
+
+}  // namespace
+}  // namespace lerobot
