@@ -81,8 +81,8 @@ LauncherFlags take_launcher_flags(Args& args) {
 // within the README's time budget (docs/DEMO.md).
 constexpr int64_t kDemoEpisodes = 200;
 const std::vector<std::string> kDemoDefaults = {
-    "--env.type=reach2d", "--env.image_size=64", "--steps=3000", "--batch_size=16", "--log_freq=100",
-    "--save_freq=3000", "--env_eval_freq=3000", "--eval.n_episodes=50", "--num_workers=1",
+    "--env.type=reach2d", "--env.image_size=64", "--steps=1800", "--batch_size=16", "--log_freq=100",
+    "--save_freq=1800", "--env_eval_freq=1800", "--eval.n_episodes=50", "--num_workers=1",
     "--policy.chunk_size=10", "--policy.n_action_steps=10", "--policy.dim_model=128", "--policy.n_heads=4",
     "--policy.dim_feedforward=512", "--policy.n_encoder_layers=2", "--policy.n_vae_encoder_layers=2",
     "--policy.optimizer_lr=3e-4", "--policy.optimizer_lr_backbone=1e-4", "--policy.pretrained_backbone_weights=null"};

@@ -61,21 +61,9 @@ EvalPipelineConfig parse_eval_config(const std::vector<std::string>& words) {
   register_eval_configs();
   EvalPipelineConfig cfg;
   std::vector<Flag> flags = parse_flag_words(words);
-  bool has_path = false;
-  const std::string policy_path = take_flag(flags, "policy.path", &has_path);
-  if (!has_path)
+  if (!take_policy_path_flag(flags, cfg.policy))
     throw_usage("--policy.path is required", "--policy.path",
                 "pass --policy.path=<output_dir>/checkpoints/last/pretrained_model");
-  for (const auto& f : flags)
-    if (f.key == "policy.type")
-      throw_usage("--policy.path and --policy.type are mutually exclusive", "--policy.type",
-                  "drop --policy.type: the type comes from " + policy_path + "/config.json");
-  const fs::path cfg_file = fs::path(policy_path) / "config.json";
-  if (!fs::exists(cfg_file))
-    throw_usage("no config.json in the policy directory", cfg_file.string(),
-                "--policy.path must point at a pretrained_model directory");
-  apply_choice_json(cfg.policy, load_json_or_yaml(cfg_file), "policy");
-  cfg.policy->pretrained_path = policy_path;
   apply_flags(cfg, std::move(flags));
   return cfg;
 }

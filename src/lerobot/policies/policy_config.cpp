@@ -1,6 +1,9 @@
 // PolicyConfig base fields and PolicyFeature JSON conversion.
 #include "lerobot/policies/policy_config.h"
 
+#include "lerobot/common/config/flags.h"
+#include "lerobot/common/fs.h"
+
 #include <algorithm>
 
 namespace lerobot {
@@ -45,6 +48,23 @@ std::vector<std::string> PolicyConfig::image_feature_keys() const {
   for (const auto& k : ordered_input_keys())
     if (input_features.at(k).type == "VISUAL") out.push_back(k);
   return out;
+}
+
+bool take_policy_path_flag(std::vector<Flag>& flags, ChoicePtr<PolicyConfig>& policy) {
+  bool found = false;
+  const std::string path = take_flag(flags, "policy.path", &found);
+  if (!found) return false;
+  for (const auto& f : flags)
+    if (f.key == "policy.type")
+      throw_usage("--policy.path and --policy.type are mutually exclusive", "--policy.type",
+                  "drop --policy.type: the type comes from " + path + "/config.json");
+  const fs::path cfg_file = fs::path(path) / "config.json";
+  if (!fs::exists(cfg_file))
+    throw_usage("no config.json in the policy directory", cfg_file.string(),
+                "--policy.path must point at a pretrained_model directory");
+  apply_choice_json(policy, load_json_or_yaml(cfg_file), "policy");
+  policy->pretrained_path = path;
+  return true;
 }
 
 }  // namespace lerobot

@@ -61,4 +61,10 @@ class PolicyConfig : public ChoiceConfig {
 
 using PolicyRegistry = Registry<PolicyConfig>;
 
+struct Flag;
+// LeRobot's --policy.path=DIR: removes the flag from `flags` and loads DIR/config.json into
+// `policy` (type included) with pretrained_path = DIR. Refuses it together with --policy.type.
+// Returns false when the flag is absent.
+bool take_policy_path_flag(std::vector<Flag>& flags, ChoicePtr<PolicyConfig>& policy);
+
 }  // namespace lerobot

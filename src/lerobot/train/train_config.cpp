@@ -86,20 +86,7 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     cfg.checkpoint_path = config_path;
   }
 
-  bool has_policy_path = false;
-  const std::string policy_path = take_flag(flags, "policy.path", &has_policy_path);
-  if (has_policy_path) {
-    for (const auto& f : flags)
-      if (f.key == "policy.type")
-        throw_usage("--policy.path and --policy.type are mutually exclusive", "--policy.type",
-                    "drop --policy.type: the type comes from " + policy_path + "/config.json");
-    const fs::path cfg_file = fs::path(policy_path) / "config.json";
-    if (!fs::exists(cfg_file))
-      throw_usage("no config.json in the policy directory", cfg_file.string(),
-                  "--policy.path must point at a pretrained_model directory");
-    apply_choice_json(cfg.policy, load_json_or_yaml(cfg_file), "policy");
-    cfg.policy->pretrained_path = policy_path;
-  }
+  take_policy_path_flag(flags, cfg.policy);
 
   bool has_mp = false;
   for (const auto& f : flags) has_mp = has_mp || f.key == "accelerator.mixed_precision";

@@ -15,11 +15,16 @@ class CollectVisitor : public FieldVisitor {
   std::vector<FieldRef> fields;
 };
 
-std::vector<FieldRef> collect(Config& config) {
+
+}  // namespace
+
+std::vector<FieldRef> collect_fields(Config& config) {
   CollectVisitor v;
   config.visit(v);
   return std::move(v.fields);
 }
+
+namespace {
 
 std::string child_path(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
@@ -29,20 +34,20 @@ std::string child_path(const std::string& path, const std::string& key) {
 
 std::vector<std::string> field_names(Config& config) {
   std::vector<std::string> out;
-  for (auto& f : collect(config)) out.push_back(f.name);
+  for (auto& f : collect_fields(config)) out.push_back(f.name);
   return out;
 }
 
 Json to_json(Config& config) {
   Json out = Json::object();
   if (auto* choice = dynamic_cast<ChoiceConfig*>(&config)) out["type"] = choice->type();
-  for (auto& f : collect(config)) out[f.name] = f.get();
+  for (auto& f : collect_fields(config)) out[f.name] = f.get();
   return out;
 }
 
 void apply_json(Config& config, const Json& j, const std::string& path) {
   if (!j.is_object()) detail::bad_value(path.empty() ? "<root>" : path, "a dict of fields", j.dump());
-  auto fields = collect(config);
+  auto fields = collect_fields(config);
   const bool is_choice = dynamic_cast<ChoiceConfig*>(&config) != nullptr;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
@@ -63,7 +68,7 @@ void apply_json(Config& config, const Json& j, const std::string& path) {
 }
 
 void validate_tree(Config& config) {
-  for (auto& f : collect(config)) {
+  for (auto& f : collect_fields(config)) {
     if (f.nested) validate_tree(*f.nested);
     if (f.choice && f.choice->get()) validate_tree(*f.choice->get());
   }

@@ -64,6 +64,8 @@ void apply_json(Config& config, const Json& j, const std::string& path);
 // Runs validate() on every sub-config, then on `config` (once all values are set, as draccus'
 // __post_init__ sees them).
 void validate_tree(Config& config);
+// Every field of `config` (not recursing), in declaration order.
+std::vector<FieldRef> collect_fields(Config& config);
 // The field names of `config`, in declaration order.
 std::vector<std::string> field_names(Config& config);
 // Applies {"type": ..., other keys...} to a choice slot (null clears it).

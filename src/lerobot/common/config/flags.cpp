@@ -9,20 +9,8 @@
 namespace lerobot {
 namespace {
 
-class CollectVisitor : public FieldVisitor {
- public:
-  void on(FieldRef&& f) override { fields.push_back(std::move(f)); }
-  std::vector<FieldRef> fields;
-};
-
-std::vector<FieldRef> collect(Config& c) {
-  CollectVisitor v;
-  c.visit(v);
-  return std::move(v.fields);
-}
-
 void gather_paths(Config& c, const std::string& prefix, std::vector<std::string>& out) {
-  for (auto& f : collect(c)) {
+  for (auto& f : collect_fields(c)) {
     const std::string p = prefix + f.name;
     if (f.nested) {
       gather_paths(*f.nested, p + ".", out);
@@ -43,7 +31,7 @@ void gather_paths(Config& c, const std::string& prefix, std::vector<std::string>
 
 void apply_path(Config& root, Config& node, const std::vector<std::string>& parts, size_t i,
                 const Flag& flag) {
-  for (auto& f : collect(node)) {
+  for (auto& f : collect_fields(node)) {
     if (f.name != parts[i]) continue;
     const bool leaf = i + 1 == parts.size();
     const std::string path = join(std::vector<std::string>(parts.begin(), parts.begin() + i + 1), ".");
@@ -79,7 +67,7 @@ std::string short_json(const Json& j) {
 }
 
 void help_fields(Config& c, const std::string& prefix, std::ostream& os) {
-  for (auto& f : collect(c)) {
+  for (auto& f : collect_fields(c)) {
     const std::string p = prefix + f.name;
     if (f.nested) {
       help_fields(*f.nested, p + ".", os);
