@@ -11,10 +11,8 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
 #include "lerobot/common/logging.h"
-#include "lerobot/common/safetensors_torch.h"
 #include "lerobot/eval/eval_config.h"
 #include "lerobot/eval/evaluate.h"
-#include "lerobot/policies/factory.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/processor_io.h"
 
@@ -55,16 +53,7 @@ torch::Device pick_device(const std::optional<std::string>& requested) {
 PolicyPtr load_policy(EvalPipelineConfig& cfg, const fs::path& dir, torch::Device device) {
   auto config = load_policy_config(dir / kConfigFile);
   apply_json(*config, to_json(*cfg.policy.get()), "policy");
-  PolicyBuildOptions opts;
-  opts.load_pretrained_backbone = false;  // every weight comes from model.safetensors
-  PolicyPtr policy = make_policy(*config, opts);
-  const fs::path model = dir / kModelFile;
-  if (!fs::exists(model))
-    throw_checkpoint("model.safetensors is missing", model.string(), "point at a complete pretrained_model directory");
-  policy->load_state_dict(load_safetensors(model), model.string());
-  policy->to(device);
-  policy->eval();
-  return policy;
+  return load_pretrained_weights(*config, dir, device);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -85,8 +86,28 @@ int reducer(std::shared_ptr<ProcessGroup> pg, const std::string& variant) {
   opts.first_bucket_cap_bytes = 256;
   opts.bucket_cap_bytes = 1024;
   opts.bf16_compress = variant == "bf16";
-  GradReducer red(*net, pg, opts);
+  // "rebuild": hand the parameters over in an order unlike the one backward produces them in
+  // (module order reversed), so that only a rebuild from the observed order packs them well.
+  std::vector<torch::Tensor> order = net->parameters();
+  if (variant == "rebuild") std::reverse(order.begin(), order.end());
+  GradReducer red(order, pg, opts);
   const int micro_steps = variant == "accum" ? 2 : 1;
+  if (variant == "rebuild") {
+    // A first synchronised step re-packs the buckets in the order gradients arrived; the second
+    // step (same batch, gradients zeroed) must still give the global-batch gradients.
+    auto batch = global_batch(0, w, per_rank);
+    net->loss(batch.first.narrow(0, r * per_rank, per_rank), batch.second.narrow(0, r * per_rank, per_rank),
+              r == 1).backward();
+    std::ofstream f(path("layout", r) + ".txt");
+    for (const auto& b : red.buckets()) f << b.front() << " ";
+    f << "(first parameter of each bucket before the rebuild)\n";
+    red.synchronize();
+    for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
+    for (const auto& b : red.buckets()) {
+      for (size_t i : b) f << i << " ";
+      f << "\n";
+    }
+  }
   for (int m = 0; m < micro_steps; ++m) {
     auto batch = global_batch(m, w, per_rank);
     auto x = batch.first.narrow(0, r * per_rank, per_rank);

@@ -129,4 +129,36 @@ TEST_P(ReducerTwoRanks, GradientsEqualSingleProcessGlobalBatch) {
     EXPECT_NEAR(p[3], w[3].item<double>(), 1e-6) << "rank " << r;
   }
 }
-INSTANTIATE_TEST_SUITE_P(Variants, ReducerTwoRanks, ::testing::Values("plain", "accum", "bf16"));
+INSTANTIATE_TEST_SUITE_P(Variants, ReducerTwoRanks, ::testing::Values("plain", "accum", "bf16", "rebuild"));
+
+TEST(GradReducer, RebuildsBucketsInObservedOrderIdenticallyOnEveryRank) {
+  TempDir dir;
+  auto res = run_ranks(kWorld, "reducer", dir.path, "rebuild");
+  ASSERT_EQ(res.exit_code, 0) << res.message;
+  const std::string l0 = read_text(file(dir, "layout", 0)), l1 = read_text(file(dir, "layout", 1));
+  EXPECT_EQ(l0, l1) << "ranks packed different buckets";
+  // The reducer got the parameters in reversed module order: fc3.b(0) fc3.w(1) fc2.b fc2.w bn.b
+  // bn.w fc1.b fc1.w rank1_only(8) unused(9). Before the rebuild the first bucket opened with 9;
+  // after it, the first bucket holds fc3 (the first gradients backward produces) and the
+  // parameters rank 0 never gives a gradient (9, then 8) close the last one. Rank 1 does give 8
+  // a gradient (first of all): equal layouts show rank 0's order won.
+  std::vector<std::vector<size_t>> buckets;
+  std::istringstream lines(l0);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("9 ", 0), 0u) << l0;
+  while (std::getline(lines, line)) {
+    std::istringstream in(line);
+    buckets.emplace_back();
+    for (size_t i; in >> i;) buckets.back().push_back(i);
+  }
+  ASSERT_GE(buckets.size(), 2u);
+  EXPECT_LE(buckets.front().front(), 1u) << l0;
+  const auto& last = buckets.back();
+  ASSERT_GE(last.size(), 2u);
+  EXPECT_EQ(last[last.size() - 2], 9u) << l0;
+  EXPECT_EQ(last.back(), 8u) << l0;
+  size_t total = 0;
+  for (const auto& b : buckets) total += b.size();
+  EXPECT_EQ(total, 10u);
+}

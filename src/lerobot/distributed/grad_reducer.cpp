@@ -45,11 +45,73 @@ struct GradReducer::State {
   bool finished = false;   // backward finished (engine callback ran)
   size_t next_launch = 0;  // buckets launch in index order on every rank
   int64_t backward_end_ns = 0;
+  bool rebuilt = false;         // buckets follow the observed gradient order (after step 1)
+  std::vector<size_t> arrival;  // gradient-ready order seen in the first synchronised step
   std::string error;  // an error seen inside a hook, thrown by synchronize()
   GradReducerTimings timings;
   std::mutex mutex;
 
   bool active() const { return sync && group->world_size() > 1; }
+
+  // Packs the parameters into buckets in `order` (the order their gradients are expected):
+  // one open bucket per (dtype, device); the first bucket is small so communication starts early.
+  void assign_buckets(const std::vector<size_t>& order) {
+    buckets.clear();
+    bucket_of.assign(params.size(), -1);
+    std::map<std::pair<int, std::string>, int> open;
+    std::vector<int64_t> bytes;
+    for (size_t i : order) {
+      const auto& p = params[i];
+      auto key = std::make_pair(static_cast<int>(p.scalar_type()), p.device().str());
+      int64_t nbytes = p.numel() * static_cast<int64_t>(p.element_size());
+      auto it = open.find(key);
+      if (it != open.end()) {
+        int64_t cap = it->second == 0 ? options.first_bucket_cap_bytes : options.bucket_cap_bytes;
+        if (bytes[it->second] + nbytes > cap && !buckets[it->second].params.empty()) open.erase(it);
+      }
+      if (open.find(key) == open.end()) {
+        open[key] = static_cast<int>(buckets.size());
+        buckets.emplace_back();
+        bytes.push_back(0);
+      }
+      int b = open[key];
+      Bucket& bucket = buckets[b];
+      bucket.params.push_back(i);
+      bucket.offsets.push_back(bucket.grad_numel);
+      bucket.grad_numel += p.numel();
+      bytes[b] += nbytes;
+      bucket_of[i] = b;
+    }
+    for (auto& b : buckets) {
+      const auto& p0 = params[b.params.front()];
+      b.flat = torch::zeros({b.grad_numel + static_cast<int64_t>(b.params.size())},
+                            torch::TensorOptions().dtype(p0.scalar_type()).device(
+                                group->world_size() > 1 ? group->device() : p0.device()));
+    }
+    reset_step();
+  }
+
+  // After the first synchronised step, as DDP does: re-pack the buckets in the order gradients
+  // actually arrived (parameters that got none go last), so that a bucket fills as early in
+  // backward as it can. Rank 0's order is broadcast so every rank packs identical buckets.
+  void rebuild_buckets() {
+    rebuilt = true;
+    std::vector<bool> seen(params.size(), false);
+    std::vector<int64_t> order;
+    for (size_t i : arrival) {
+      if (!seen[i]) order.push_back(static_cast<int64_t>(i));
+      seen[i] = true;
+    }
+    for (size_t i = params.size(); i-- > 0;)
+      if (!seen[i]) order.push_back(static_cast<int64_t>(i));
+    arrival.clear();
+    auto t = torch::tensor(order, torch::kLong).to(group->device());
+    group->broadcast(t, 0);
+    t = t.cpu();
+    std::vector<size_t> agreed(params.size());
+    for (size_t k = 0; k < agreed.size(); ++k) agreed[k] = static_cast<size_t>(t[k].item<int64_t>());
+    assign_buckets(agreed);
+  }
 
   void launch(Bucket& b) {
     torch::NoGradGuard no_grad;
@@ -112,6 +174,7 @@ struct GradReducer::State {
       return;
     }
     arrived[index] = true;
+    if (!rebuilt) arrival.push_back(index);
     Bucket& b = buckets[bucket_of[index]];
     if (--b.pending == 0) {
       b.ready = true;
@@ -169,38 +232,9 @@ GradReducer::GradReducer(std::vector<torch::Tensor> parameters,
   s.bucket_of.assign(s.params.size(), -1);
   s.arrived.assign(s.params.size(), false);
 
-  // Reverse registration order; one open bucket per (dtype, device); the first is small.
-  std::map<std::pair<int, std::string>, int> open;
-  std::vector<int64_t> bytes;
-  for (size_t i = s.params.size(); i-- > 0;) {
-    const auto& p = s.params[i];
-    auto key = std::make_pair(static_cast<int>(p.scalar_type()), p.device().str());
-    int64_t nbytes = p.numel() * static_cast<int64_t>(p.element_size());
-    auto it = open.find(key);
-    if (it != open.end()) {
-      int64_t cap = it->second == 0 ? options.first_bucket_cap_bytes : options.bucket_cap_bytes;
-      if (bytes[it->second] + nbytes > cap && !s.buckets[it->second].params.empty()) open.erase(it);
-    }
-    if (open.find(key) == open.end()) {
-      open[key] = static_cast<int>(s.buckets.size());
-      s.buckets.emplace_back();
-      bytes.push_back(0);
-    }
-    int b = open[key];
-    State::Bucket& bucket = s.buckets[b];
-    bucket.params.push_back(i);
-    bucket.offsets.push_back(bucket.grad_numel);
-    bucket.grad_numel += p.numel();
-    bytes[b] += nbytes;
-    s.bucket_of[i] = b;
-  }
-  for (auto& b : s.buckets) {
-    const auto& p0 = s.params[b.params.front()];
-    b.flat = torch::zeros({b.grad_numel + static_cast<int64_t>(b.params.size())},
-                          torch::TensorOptions().dtype(p0.scalar_type()).device(
-                              s.group->world_size() > 1 ? s.group->device() : p0.device()));
-  }
-  s.reset_step();
+  std::vector<size_t> reverse(s.params.size());
+  for (size_t i = 0; i < reverse.size(); ++i) reverse[i] = reverse.size() - 1 - i;
+  s.assign_buckets(reverse);
 
   std::weak_ptr<State> weak = state_;
   for (size_t i = 0; i < s.params.size(); ++i) {
@@ -287,6 +321,7 @@ bool GradReducer::synchronize() {
   close();
   ++s.timings.steps;
   s.reset_step();
+  if (!s.rebuilt && s.options.rebuild_buckets) s.rebuild_buckets();
   return true;
 }
 

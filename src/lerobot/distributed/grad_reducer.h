@@ -14,6 +14,9 @@ namespace lerobot {
 struct GradReducerOptions {
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;
   int64_t first_bucket_cap_bytes = 1024 * 1024;  // the first bucket reduces early, like DDP
+  // Re-pack the buckets once, after the first synchronised step, in the order gradients arrived
+  // (rank 0's order, like DDP's bucket rebuild).
+  bool rebuild_buckets = true;
   // All-reduce float32 buckets as bfloat16 (NCCL) — float16 on Gloo, which has no bfloat16 sum.
   bool bf16_compress = false;
 };
@@ -59,7 +62,8 @@ class GradReducer {
 
   const GradReducerTimings& timings() const;
   void reset_timings();
-  // Parameter indices (into the requires_grad parameters, registration order) of each bucket.
+  // Parameter indices (into the requires_grad parameters, registration order) of each bucket:
+  // reverse registration order until the first synchronised step, the observed order after it.
   std::vector<std::vector<size_t>> buckets() const;
 
   struct State;

@@ -66,12 +66,11 @@ void save_pretrained(const Policy& policy, const fs::path& dir) {
   save_safetensors(dir / kModelFile, policy.state_dict());
 }
 
-PolicyPtr load_pretrained(const fs::path& dir, const std::optional<std::string>& expected_type,
-                          const std::optional<torch::Device>& device) {
-  auto config = load_policy_config(dir / kConfigFile, expected_type);
+PolicyPtr load_pretrained_weights(const PolicyConfig& config, const fs::path& dir,
+                                  const std::optional<torch::Device>& device) {
   PolicyBuildOptions opts;
   opts.load_pretrained_backbone = false;  // every weight comes from model.safetensors
-  PolicyPtr policy = make_policy(*config, opts);
+  PolicyPtr policy = make_policy(config, opts);
   const fs::path model = dir / kModelFile;
   if (!fs::exists(model))
     throw_checkpoint("model.safetensors is missing", model.string(), "point at a complete pretrained_model directory");
@@ -79,6 +78,11 @@ PolicyPtr load_pretrained(const fs::path& dir, const std::optional<std::string>&
   if (device) policy->to(*device);
   policy->eval();
   return policy;
+}
+
+PolicyPtr load_pretrained(const fs::path& dir, const std::optional<std::string>& expected_type,
+                          const std::optional<torch::Device>& device) {
+  return load_pretrained_weights(*load_policy_config(dir / kConfigFile, expected_type), dir, device);
 }
 
 }  // namespace lerobot

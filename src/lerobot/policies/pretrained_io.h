@@ -30,6 +30,11 @@ std::unique_ptr<PolicyConfig> load_policy_config(const fs::path& config_json,
 // Writes config.json and model.safetensors (full state dict, {"format": "pt"}) into `dir`.
 void save_pretrained(const Policy& policy, const fs::path& dir);
 
+// Builds the policy `config` describes and loads dir/model.safetensors into it strictly (the
+// backbone's own pretrained weights are not fetched: every weight comes from the file).
+PolicyPtr load_pretrained_weights(const PolicyConfig& config, const fs::path& dir,
+                                  const std::optional<torch::Device>& device = std::nullopt);
+
 // Builds the policy from dir/config.json and loads dir/model.safetensors strictly.
 PolicyPtr load_pretrained(const fs::path& dir, const std::optional<std::string>& expected_type = std::nullopt,
                           const std::optional<torch::Device>& device = std::nullopt);
