@@ -71,9 +71,20 @@ TEST(GradReducer, BucketsFollowReverseRegistrationOrderWithSmallFirstBucket) {
       ++total;
     }
   EXPECT_EQ(total, net->parameters().size());
-  // The first bucket holds the last-registered parameters (rank1_only 16 B + unused 20 B) and
-  // stays under its small cap unless a single tensor is bigger.
-  EXPECT_EQ(buckets.front().front(), net->parameters().size() - 1);
+  // The first bucket holds the last-registered parameters and stays under its small cap.
+  auto params = net->parameters();
+  auto bytes = [&](const std::vector<size_t>& b) {
+    int64_t n = 0;
+    for (size_t i : b) n += params[i].numel() * 4;
+    return n;
+  };
+  EXPECT_EQ(buckets.front().front(), params.size() - 1);
+  EXPECT_LE(bytes(buckets.front()), 256);
+  // So is the last one (what backward produces last cannot overlap it): module order starts with
+  // unused (20 B) and rank1_only (16 B); fc1.weight (512 B) would overflow the cap.
+  EXPECT_EQ(buckets.back(), (std::vector<size_t>{1, 0}));
+  // The middle buckets fill up to the big cap.
+  EXPECT_GT(bytes(buckets[1]), 256);
 }
 
 TEST(GradReducer, SingleProcessIsANoOp) {

@@ -54,16 +54,26 @@ struct GradReducer::State {
   bool active() const { return sync && group->world_size() > 1; }
 
   // Packs the parameters into buckets in `order` (the order their gradients are expected):
-  // one open bucket per (dtype, device); the first bucket is small so communication starts early.
+  // one open bucket per (dtype, device). The first bucket is small so communication starts early
+  // (as DDP); so is the last one, which can only start when backward ends and is never hidden.
   void assign_buckets(const std::vector<size_t>& order) {
     buckets.clear();
     bucket_of.assign(params.size(), -1);
+    auto nbytes_of = [&](size_t i) { return params[i].numel() * static_cast<int64_t>(params[i].element_size()); };
+    size_t tail_start = order.size();
+    for (int64_t tail = 0; tail_start > 0;) {
+      tail += nbytes_of(order[tail_start - 1]);
+      if (tail > options.first_bucket_cap_bytes && tail_start < order.size()) break;
+      --tail_start;
+    }
     std::map<std::pair<int, std::string>, int> open;
     std::vector<int64_t> bytes;
-    for (size_t i : order) {
+    for (size_t pos = 0; pos < order.size(); ++pos) {
+      const size_t i = order[pos];
+      if (pos == tail_start && pos > 0) open.clear();  // the small last bucket(s) start here
       const auto& p = params[i];
       auto key = std::make_pair(static_cast<int>(p.scalar_type()), p.device().str());
-      int64_t nbytes = p.numel() * static_cast<int64_t>(p.element_size());
+      const int64_t nbytes = nbytes_of(i);
       auto it = open.find(key);
       if (it != open.end()) {
         int64_t cap = it->second == 0 ? options.first_bucket_cap_bytes : options.bucket_cap_bytes;
@@ -331,6 +341,12 @@ void GradReducer::reset_timings() { state_->timings = GradReducerTimings(); }
 std::vector<std::vector<size_t>> GradReducer::buckets() const {
   std::vector<std::vector<size_t>> out;
   for (const auto& b : state_->buckets) out.push_back(b.params);
+  return out;
+}
+
+std::vector<int64_t> GradReducer::bucket_bytes() const {
+  std::vector<int64_t> out;
+  for (const auto& b : state_->buckets) out.push_back(b.grad_numel * b.flat.element_size());
   return out;
 }
 

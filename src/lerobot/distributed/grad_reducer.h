@@ -65,6 +65,8 @@ class GradReducer {
   // Parameter indices (into the requires_grad parameters, registration order) of each bucket:
   // reverse registration order until the first synchronised step, the observed order after it.
   std::vector<std::vector<size_t>> buckets() const;
+  // Gradient bytes of each bucket (same order as buckets()).
+  std::vector<int64_t> bucket_bytes() const;
 
   struct State;
 

@@ -79,12 +79,15 @@ struct DistributedConfig : Config {
   std::string backend = "auto";
   bool bf16_compress = false;
   double bucket_mb = 25.0;
+  bool rebuild_buckets = true;
   bool reduce_gradients = true;
   void visit(FieldVisitor& v) override {
     field(v, "timeout_s", timeout_s, "Seconds a collective may wait for a silent rank before failing, naming it");
     field(v, "backend", backend, "auto, gloo or nccl");
     field(v, "bf16_compress", bf16_compress, "All-reduce gradients in bf16");
     field(v, "bucket_mb", bucket_mb, "Gradient bucket size in MB");
+    field(v, "rebuild_buckets", rebuild_buckets,
+          "Re-pack the buckets after the first step in the order gradients arrived (as DDP)");
     field(v, "reduce_gradients", reduce_gradients,
           "Test/diagnostic switch: false skips the gradient all-reduce, so each rank trains on its own "
           "batches only and the replicas drift apart (rank 0's model is saved). Never use it to train");

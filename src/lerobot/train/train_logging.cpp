@@ -2,6 +2,7 @@
 #include "lerobot/train/train_logging.h"
 
 #include <iomanip>
+#include <sstream>
 
 #include "lerobot/common/logging.h"
 #include "lerobot/train/metrics/train_warnings.h"
@@ -125,7 +126,14 @@ void TrainLogger::finish(int64_t step) {
     const GradReducerTimings& t = s_.reducer->timings();
     LOG_INFO << "allreduce overlap: " << std::fixed << std::setprecision(1) << 100.0 * t.overlap_share()
              << "% of " << std::setprecision(3) << t.allreduce_s << " s all-reduce time overlapped backward; exposed wait "
-             << t.wait_s << " s over " << t.steps << " synchronised steps (" << t.buckets << " buckets)";
+             << t.wait_s << " s over " << t.steps << " synchronised steps (" << t.buckets << " buckets; sizes "
+             << [&] {
+                  std::ostringstream mb;
+                  mb << std::setprecision(2);
+                  for (int64_t b : s_.reducer->bucket_bytes()) mb << (mb.tellp() > 0 ? "/" : "") << b / 1048576.0;
+                  return mb.str();
+                }()
+             << " MB)";
   }
 }
 

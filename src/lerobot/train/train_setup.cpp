@@ -135,6 +135,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     GradReducerOptions ro;
     ro.bucket_cap_bytes = static_cast<int64_t>(cfg.distributed.bucket_mb * 1024 * 1024);
     ro.bf16_compress = cfg.distributed.bf16_compress;
+    ro.rebuild_buckets = cfg.distributed.rebuild_buckets;
     if (cfg.distributed.reduce_gradients)
       s->reducer = std::make_unique<GradReducer>(*s->policy, s->group, ro);
     else if (s->is_main())
