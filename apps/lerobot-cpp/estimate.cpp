@@ -1,17 +1,164 @@
-// `lerobot-cpp estimate`.
+// `lerobot-cpp estimate`: how many steps and how long a training run would take, from a short
+// measured run of the real trainer on this machine (same flags as `train`).
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
+#include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/datasets/dataset_metadata.h"
+#include "lerobot/train/train_config.h"
+#include "lerobot/train/train_logging.h"
+#include "lerobot/train/trainer.h"
 
 namespace lerobot::app {
+namespace {
 
-int estimate_main(const Args& args) {
-  if (wants_help(args)) {
-    std::cout << "usage: lerobot-cpp estimate [--flag=value ...]\n";
+const char* kEstimateUsage = R"(usage: lerobot-cpp estimate --policy.type=act --dataset.root=DIR [--num_gpus=N] [--epochs=E]
+                            [--measure_steps=K] [any train flag ...]
+
+Trains 2K steps (K = --measure_steps, default 10) with the given train flags in a temporary
+directory, times the last K, and prints: the policy size and its weights + gradients + AdamW
+state per process, the dataset's frames, the optimizer steps for --epochs passes over it with
+--batch_size x --num_gpus processes x accumulation, and the time that takes if each of the
+--num_gpus processes runs as fast as the measured one (communication not included: on one
+machine with NVLink DDP keeps most of it hidden; see docs/BENCHMARKS.md for measured overlap).
+
+estimate flags:
+  --num_gpus=<int>        data-parallel processes of the planned run (default: 1)
+  --epochs=<float>        passes over the dataset (default: 1)
+  --measure_steps=<int>   steps timed after as many warm-up steps (default: 10)
+)";
+
+struct EstimateFlags {
+  int num_gpus = 1;
+  double epochs = 1.0;
+  int measure_steps = 10;
+};
+
+EstimateFlags take_estimate_flags(Args& args) {
+  EstimateFlags f;
+  Args rest;
+  for (const auto& a : args) {
+    const auto eq = a.find('=');
+    const std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    auto number = [&](double lo) {
+      try {
+        size_t pos = 0;
+        const double v = std::stod(value, &pos);
+        if (pos == value.size() && v >= lo) return v;
+      } catch (const std::exception&) {
+      }
+      throw_usage("bad value '" + value + "' for " + key, key, "give a number >= " + std::to_string(static_cast<int>(lo)));
+    };
+    if (key == "--num_gpus") f.num_gpus = static_cast<int>(number(1));
+    else if (key == "--epochs") f.epochs = number(0);
+    else if (key == "--measure_steps") f.measure_steps = static_cast<int>(number(1));
+    else rest.push_back(a);
+  }
+  args = rest;
+  return f;
+}
+
+// Frames the run would train on: the selected episodes (or all), minus the excluded ones.
+int64_t dataset_frames(const DatasetConfig& d) {
+  const DatasetMetadata meta = load_dataset_metadata(*d.root);
+  std::vector<bool> use(meta.episodes.size(), !d.episodes.has_value());
+  if (d.episodes)
+    for (int64_t e : *d.episodes) use.at(static_cast<size_t>(meta.episode(e).episode_index)) = true;
+  if (d.exclude_episodes)
+    for (int64_t e : *d.exclude_episodes) use.at(static_cast<size_t>(meta.episode(e).episode_index)) = false;
+  int64_t frames = 0;
+  for (size_t i = 0; i < use.size(); ++i)
+    if (use[i]) frames += meta.episodes[i].length;
+  return frames;
+}
+
+std::string duration(double s) {
+  char buf[64];
+  if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  return buf;
+}
+
+}  // namespace
+
+int estimate_main(const Args& input) {
+  if (wants_help(input)) {
+    std::cout << kEstimateUsage;
     return 0;
   }
-  throw_runtime("'estimate' is not built yet", "lerobot-cpp estimate");
+  Args args = input;
+  const EstimateFlags ef = take_estimate_flags(args);
+  TrainPipelineConfig cfg = parse_train_config(args);
+  if (!cfg.dataset.root)
+    throw_usage("estimate needs a dataset", "--dataset.root", "pass --dataset.root=DIR (a LeRobot dataset)");
+  const int64_t frames = dataset_frames(cfg.dataset);
+
+  // The measured run: the real trainer, no checkpoints, no evaluation, one log window per K steps.
+  char tmpl[] = "/tmp/lerobot_estimate_XXXXXX";
+  const fs::path work = mkdtemp(tmpl);
+  cfg.output_dir = (work / "run").string();
+  cfg.steps = 2 * ef.measure_steps;
+  cfg.log_freq = ef.measure_steps;
+  cfg.save_checkpoint = false;
+  cfg.env_eval_freq = 0;
+  cfg.eval_steps = 0;
+  cfg.resume = false;
+  const int64_t accumulation = cfg.accelerator.gradient_accumulation.steps;
+  const int64_t batch = cfg.batch_size;
+  LOG_INFO << "estimate: training " << cfg.steps << " steps in " << work.string() << " to time the last "
+           << ef.measure_steps;
+  TrainResult result;
+  try {
+    result = train(cfg, LaunchEnv{});
+  } catch (...) {
+    fs::remove_all(work);
+    throw;
+  }
+  Json last;
+  {
+    std::istringstream lines(read_file(result.output_dir / kMetricsJsonl));
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) last = Json::parse(line);
+  }
+  fs::remove_all(work);
+  auto metric = [&](const char* key) { return last.contains(key) ? last[key].get<double>() : 0.0; };
+  const double step_s = metric("step_s"), update_s = metric("update_s"), data_s = metric("dataloading_s");
+  if (step_s <= 0) throw_runtime("the measured run logged no step time", (result.output_dir / kMetricsJsonl).string());
+
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double peak_rss_gb = ru.ru_maxrss / (1024.0 * 1024.0);
+  const double params = static_cast<double>(result.num_learnable_params);
+
+  const int64_t per_update = batch * ef.num_gpus * accumulation;  // samples per optimizer step
+  const double samples = ef.epochs * static_cast<double>(frames);
+  const int64_t loop_steps = static_cast<int64_t>(std::ceil(samples / (batch * ef.num_gpus)));
+  const int64_t updates = static_cast<int64_t>(std::ceil(samples / per_update));
+  std::printf("policy %s: %.1f M learnable parameters; float32 weights + gradients + AdamW state: %.0f MB per process\n",
+              cfg.policy->type().c_str(), params / 1e6, params * 16 / (1024 * 1024));
+  std::printf("dataset: %lld frames; %.3g epoch(s) = %.0f samples\n", static_cast<long long>(frames), ef.epochs, samples);
+  std::printf("layout: batch %lld x %d process(es) x accumulation %lld = %lld samples per optimizer step\n",
+              static_cast<long long>(batch), ef.num_gpus, static_cast<long long>(accumulation),
+              static_cast<long long>(per_update));
+  std::printf("steps: --steps=%lld (loop steps per process; %lld optimizer updates)\n",
+              static_cast<long long>(loop_steps), static_cast<long long>(updates));
+  std::printf("measured here (%s, %d steps after %d warm-up): %.3f s/step (update %.3f s, data wait %.3f s); "
+              "peak memory (RSS) %.2f GB\n",
+              cfg.policy->device.value_or("auto").c_str(), ef.measure_steps, ef.measure_steps, step_s, update_s,
+              data_s, peak_rss_gb);
+  std::printf("estimated time: %s (%lld steps x %.3f s; each of the %d process(es) as fast as this one, "
+              "communication not included)\n",
+              duration(static_cast<double>(loop_steps) * step_s).c_str(), static_cast<long long>(loop_steps), step_s,
+              ef.num_gpus);
+  return 0;
 }
 
 }  // namespace lerobot::app

@@ -78,7 +78,7 @@ LauncherFlags take_launcher_flags(Args& args) {
 // The built-in default: with no dataset, train on reach2d expert demonstrations (generated once
 // into the cache) and evaluate in the simulator at the end. These values come before the user's
 // flags, so any of them can be overridden. Sized so that ACT reaches its target on a 2-core CPU
-// within the README's time budget (docs/DEMO.md).
+// within the README's time budget (docs/BENCHMARKS.md).
 constexpr int64_t kDemoEpisodes = 200;
 const std::vector<std::string> kDemoDefaults = {
     "--env.type=reach2d", "--env.image_size=64", "--steps=1800", "--batch_size=16", "--log_freq=100",

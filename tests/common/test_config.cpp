@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -182,6 +183,40 @@ TEST(Config, HelpListsEveryFlagWithDefault) {
   auto full = parse_train_config({"--policy.type=act", "--optimizer.type=sgd", "--scheduler.type=diffuser",
                                   "--env.type=push2d"});
   for (const auto& p : flag_paths(full)) EXPECT_NE(help.find("--" + p), std::string::npos) << p;
+}
+
+
+// train_config.json must stay parseable by LeRobot's draccus, which refuses unknown keys: our own
+// settings go to lerobot_cpp_config.json beside it, and --config_path reads both back.
+TEST(Config, CheckpointTrainConfigHoldsOnlyLeRobotKeysAndExtensionsComeBack) {
+  auto cfg = parse_train_config({"--policy.type=act", "--dataset.root=/tmp/d", "--distributed.bucket_mb=4",
+                                 "--max_nonfinite_steps=3", "--accelerator.loss_scale_init=1024",
+                                 "--accelerator.mixed_precision=bf16", "--batch_size=5"});
+  char tmpl[] = "/tmp/lerobot_cfg_split_XXXXXX";
+  const fs::path dir = mkdtemp(tmpl);
+  write_train_config(cfg, dir);
+  const Json lerobot = Json::parse(read_file(dir / "train_config.json"));
+  // LeRobot's TrainPipelineConfig fields (configs/train.py, see shared/reference/lerobot-format.md).
+  const std::set<std::string> known = {
+      "dataset", "env", "policy", "reward_model", "output_dir", "job_name", "resume", "seed",
+      "cudnn_deterministic", "num_workers", "batch_size", "prefetch_factor", "persistent_workers",
+      "dataloader_multiprocessing_context", "steps", "env_eval_freq", "log_freq", "eval_steps",
+      "max_eval_samples", "tolerance_s", "save_checkpoint", "save_freq", "checkpoint_format",
+      "use_policy_training_preset", "optimizer", "scheduler", "parallelism", "accelerator", "eval", "ema",
+      "wandb", "peft", "job", "sample_weighting", "rename_map", "save_checkpoint_to_hub"};
+  for (auto it = lerobot.begin(); it != lerobot.end(); ++it)
+    EXPECT_TRUE(known.count(it.key())) << "train_config.json has a key LeRobot does not know: " << it.key();
+  EXPECT_FALSE(lerobot["accelerator"].contains("loss_scale_init"));
+  EXPECT_EQ(lerobot["accelerator"]["mixed_precision"], "bf16");
+  EXPECT_EQ(lerobot["batch_size"], 5);
+
+  auto loaded = parse_train_config({"--config_path=" + dir.string()});
+  EXPECT_DOUBLE_EQ(loaded.distributed.bucket_mb, 4.0);
+  EXPECT_EQ(loaded.max_nonfinite_steps, 3);
+  EXPECT_DOUBLE_EQ(loaded.accelerator.loss_scale_init, 1024.0);
+  EXPECT_EQ(loaded.batch_size, 5);
+  EXPECT_EQ(dump_pretty(to_json(loaded)), dump_pretty(to_json(cfg)));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "lerobot/common/safetensors_torch.h"
+#include "lerobot/datasets/dataset_metadata.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
@@ -198,6 +199,38 @@ TEST(TrainCli, TypoInAFlagFailsBeforeAnyWork) {
   EXPECT_NE(text.find("--bach_size"), std::string::npos) << text;
   EXPECT_NE(text.find("--batch_size"), std::string::npos) << text;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// estimate: the step count follows from the dataset, epochs and layout; the timing comes from
+// a real measured run (so it is positive) and nothing is left behind in the output dir.
+TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
+  const DatasetMetadata meta = load_dataset_metadata(dataset());
+  std::string flags;
+  for (const auto& a : tiny_run(scratch() / "unused_estimate_out", 1))
+    if (a.rfind("--steps=", 0) != 0 && a.rfind("--output_dir=", 0) != 0 && a.rfind("--log_freq=", 0) != 0)
+      flags += " " + a;
+  std::string text;
+  const int rc = run_cli("estimate" + flags + " --num_gpus=3 --epochs=2.5 --measure_steps=2 "
+                         "--accelerator.gradient_accumulation.steps=2", &text);
+  ASSERT_EQ(rc, 0) << text;
+  const double samples = 2.5 * static_cast<double>(meta.total_frames);
+  const auto loop_steps = static_cast<long long>(std::ceil(samples / (4 * 3)));
+  const auto updates = static_cast<long long>(std::ceil(samples / (4 * 3 * 2)));
+  EXPECT_NE(text.find("dataset: " + std::to_string(meta.total_frames) + " frames"), std::string::npos) << text;
+  EXPECT_NE(text.find("batch 4 x 3 process(es) x accumulation 2 = 24 samples"), std::string::npos) << text;
+  EXPECT_NE(text.find("steps: --steps=" + std::to_string(loop_steps) + " (loop steps per process; " +
+                      std::to_string(updates) + " optimizer updates)"),
+            std::string::npos)
+      << text;
+  const auto at = text.find(" s/step");
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto start = text.rfind(": ", at) + 2;
+  EXPECT_GT(std::stod(text.substr(start, at - start)), 0.0) << text;
+  EXPECT_FALSE(fs::exists(scratch() / "unused_estimate_out"));
+
+  std::string bad;
+  EXPECT_EQ(run_cli("estimate" + flags + " --num_gpus=zero", &bad), 2) << bad;
+  EXPECT_NE(bad.find("--num_gpus"), std::string::npos) << bad;
 }
 
 TEST(TrainCli, SigkillDuringCheckpointKeepsLastAndResumeWorks) {

@@ -31,7 +31,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
     w.pretrained_model = [&](const fs::path& dir) {
       save_pretrained(*s.policy, dir);
       save_policy_processors(dir, s.processors);
-      write_file_atomic(dir / kTrainConfigFile, dump_pretty(to_json(s.cfg)));
+      write_train_config(s.cfg, dir);
     };
     w.training_state = [&](const fs::path& dir) {
       save_optimizer_state(*s.optimizer, dir,

@@ -83,6 +83,9 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
       throw_usage("config file not found: " + p.string(), "--config_path",
                   "pass a train_config.json or the checkpoint's pretrained_model directory");
     apply_json(cfg, load_json_or_yaml(p), "");
+    const fs::path extensions = p.parent_path() / kExtensionConfigFile;
+    if (p.filename() == "train_config.json" && fs::exists(extensions))
+      apply_json(cfg, load_json_or_yaml(extensions), kExtensionConfigFile);
     cfg.checkpoint_path = config_path;
   }
 
@@ -95,6 +98,29 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
 
   apply_flags(cfg, std::move(flags));
   return cfg;
+}
+
+const std::vector<std::vector<std::string>>& train_config_extension_keys() {
+  static const std::vector<std::vector<std::string>> keys = {
+      {"distributed"}, {"max_nonfinite_steps"}, {"accelerator", "loss_scale_init"}};
+  return keys;
+}
+
+void write_train_config(TrainPipelineConfig& cfg, const fs::path& dir) {
+  Json lerobot = to_json(cfg);
+  Json extensions = Json::object();
+  for (const auto& path : train_config_extension_keys()) {
+    Json* from = &lerobot;
+    Json* to = &extensions;
+    for (size_t k = 0; k + 1 < path.size(); ++k) {
+      from = &(*from)[path[k]];
+      to = &(*to)[path[k]];
+    }
+    (*to)[path.back()] = (*from)[path.back()];
+    from->erase(path.back());
+  }
+  write_file_atomic(dir / kExtensionConfigFile, dump_pretty(extensions));
+  write_file_atomic(dir / "train_config.json", dump_pretty(lerobot));
 }
 
 void register_all_configs() {

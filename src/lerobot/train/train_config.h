@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lerobot/common/config/config.h"
+#include "lerobot/common/fs.h"
 #include "lerobot/datasets/dataset_config.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/optim/optimizer_config.h"
@@ -133,6 +134,18 @@ struct TrainPipelineConfig : Config {
   void visit(FieldVisitor& v) override;
   void validate() const override;
 };
+
+inline constexpr const char* kExtensionConfigFile = "lerobot_cpp_config.json";
+
+// The keys lerobot.cpp adds to LeRobot's TrainPipelineConfig, as JSON paths
+// ({"distributed"}, {"accelerator", "loss_scale_init"}, ...).
+const std::vector<std::vector<std::string>>& train_config_extension_keys();
+
+// Writes the run's config into a checkpoint's pretrained_model dir: train_config.json with
+// LeRobot's keys only (Python's draccus refuses keys it does not know, so a Python-side resume
+// can read it) and lerobot_cpp_config.json with the extension keys. parse_train_config reads both
+// back from --config_path.
+void write_train_config(TrainPipelineConfig& cfg, const fs::path& dir);
 
 // Registers every choice type (policies, optimizers, schedulers, envs). Idempotent.
 void register_all_configs();

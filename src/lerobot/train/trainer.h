@@ -14,6 +14,7 @@ struct TrainResult {
   int64_t final_step = 0;
   fs::path output_dir;
   double last_loss = 0.0;
+  int64_t num_learnable_params = 0;
 };
 
 // Runs the whole job in this process (one rank of it when launched distributed).
