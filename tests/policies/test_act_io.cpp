@@ -14,6 +14,7 @@
 #include "lerobot/policies/inference.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/processor_io.h"
+#include "lerobot/policies/register_policies.h"
 #include "policy_test_helpers.h"
 
 namespace lerobot {
@@ -139,6 +140,25 @@ TEST(ACTSaveLoad, CameraOrderFollowsDatasetOrderAndSurvivesConfigJson) {
   auto a = act->predict_action_chunk(batch);
   std::swap(batch["observation.images.wrist"], batch["observation.images.front"]);
   EXPECT_TRUE(torch::allclose(a, act->predict_action_chunk(batch), 1e-4, 1e-5));
+}
+
+// The trainer copies its config (ChoicePtr deep copies through JSON, whose objects are sorted):
+// the dataset order of the input features must come along.
+TEST(ACTSaveLoad, DatasetFeatureOrderSurvivesConfigCopies) {
+  register_policy_configs();
+  ChoicePtr<PolicyConfig> a;
+  a.set_type("act", "policy");
+  a->input_features["observation.state"] = {"STATE", {2}};
+  a->input_features["observation.images.wrist"] = {"VISUAL", {3, 32, 32}};
+  a->input_features["observation.images.front"] = {"VISUAL", {3, 32, 32}};
+  a->input_feature_order = {"observation.state", "observation.images.wrist", "observation.images.front"};
+  ChoicePtr<PolicyConfig> b = a;
+  ASSERT_NE(b.ptr(), a.ptr());
+  EXPECT_EQ(b->input_feature_order, a->input_feature_order);
+  EXPECT_EQ(b->image_feature_keys(), (std::vector<std::string>{"observation.images.wrist", "observation.images.front"}));
+  ChoicePtr<PolicyConfig> c;
+  c = b;
+  EXPECT_EQ(c->ordered_input_keys(), a->input_feature_order);
 }
 
 TEST(ACTSaveLoad, LoadsTorchvisionBackboneFileAndIgnoresFc) {

@@ -40,8 +40,11 @@ class PolicyConfig : public ChoiceConfig {
   // order, which decides the camera token order of ACT and the key order written to
   // config.json). input_features is a std::map (sorted), so whoever fills input_features from a
   // dataset also fills this; load_policy_config() fills it from config.json's key order. Empty:
-  // sorted order. Lost when the config is deep-copied through JSON (ChoicePtr copies).
+  // sorted order. ChoicePtr copies carry it over (copy_non_fields).
   std::vector<std::string> input_feature_order;
+  void copy_non_fields(const Config& other) override {
+    if (const auto* p = dynamic_cast<const PolicyConfig*>(&other)) input_feature_order = p->input_feature_order;
+  }
 
   // input_features keys in dataset order (input_feature_order first, then any others sorted).
   std::vector<std::string> ordered_input_keys() const;

@@ -56,6 +56,9 @@ class Config {
   virtual void visit(FieldVisitor& v) = 0;
   // Called after every update of the config; throw a usage error for inconsistent values.
   virtual void validate() const {}
+  // Copies state that is not a field (so not in the JSON dump) from `other`, an instance of the
+  // same class; ChoicePtr's deep copy calls it after copying the fields.
+  virtual void copy_non_fields(const Config& other) {}
 };
 
 // Builds the JSON dump, applies JSON or flag text. Definitions in config.cpp.
@@ -123,6 +126,7 @@ class ChoicePtr : public ChoiceSlot {
     if (other.ptr_) {  // deep copy through the JSON dump
       set_type(other.ptr_->type(), "");
       apply_json(*ptr_, to_json(*other.ptr_), "");
+      ptr_->copy_non_fields(*other.ptr_);
     }
     return *this;
   }
