@@ -152,7 +152,7 @@ int estimate_main(const Args& input) {
               static_cast<long long>(loop_steps), static_cast<long long>(updates));
   std::printf("measured here (%s, %d steps after %d warm-up): %.3f s/step (update %.3f s, data wait %.3f s); "
               "peak memory (RSS) %.2f GB\n",
-              cfg.policy->device.value_or("auto").c_str(), ef.measure_steps, ef.measure_steps, step_s, update_s,
+              result.device.c_str(), ef.measure_steps, ef.measure_steps, step_s, update_s,
               data_s, peak_rss_gb);
   std::printf("estimated time: %s (%lld steps x %.3f s; each of the %d process(es) as fast as this one, "
               "communication not included)\n",

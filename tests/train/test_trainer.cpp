@@ -222,6 +222,7 @@ TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
                       std::to_string(updates) + " optimizer updates)"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("measured here (cpu, 2 steps after 2 warm-up)"), std::string::npos) << text;
   const auto at = text.find(" s/step");
   ASSERT_NE(at, std::string::npos) << text;
   const auto start = text.rfind(": ", at) + 2;

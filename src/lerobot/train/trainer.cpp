@@ -51,6 +51,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   result.final_step = step;
   result.output_dir = s.output_dir;
   result.last_loss = last_loss;
+  result.device = s.device.str();
   for (const auto& p : s.policy->parameters())
     if (p.requires_grad()) result.num_learnable_params += p.numel();
   return result;

@@ -15,6 +15,7 @@ struct TrainResult {
   fs::path output_dir;
   double last_loss = 0.0;
   int64_t num_learnable_params = 0;
+  std::string device;  // where it trained ("cpu", "cuda:0")
 };
 
 // Runs the whole job in this process (one rank of it when launched distributed).
