@@ -23,6 +23,29 @@ torch::Tensor ln(torch::nn::LayerNorm& norm, const torch::Tensor& x) {
   const auto dtype = norm->weight.scalar_type();
   return norm(x.scalar_type() == dtype ? x : x.to(dtype));
 }
+
+// Closes a sublayer and opens the next: x = skip + drop(out), then pre-norm keeps the sum as the
+// next skip and feeds next_norm(sum) in; post-norm normalizes the sum with this sublayer's norm,
+// which is both the next skip and input.
+void add_and_advance(torch::Tensor& x, torch::Tensor& skip, const torch::Tensor& out, torch::nn::Dropout& drop,
+                     torch::nn::LayerNorm& norm, torch::nn::LayerNorm& next_norm, bool pre_norm) {
+  x = skip + drop(out);
+  if (pre_norm) {
+    skip = x;
+    x = ln(next_norm, x);
+  } else {
+    x = ln(norm, x);
+    skip = x;
+  }
+}
+
+// The last sublayer: feed-forward, residual, and (post-norm) its norm.
+torch::Tensor feed_forward_block(const torch::Tensor& x, const torch::Tensor& skip, torch::nn::Linear& linear1,
+                                 torch::nn::Dropout& dropout, torch::nn::Linear& linear2, const std::string& activation,
+                                 torch::nn::Dropout& drop, torch::nn::LayerNorm& norm, bool pre_norm) {
+  auto y = skip + drop(linear2(dropout(activate(linear1(x), activation))));
+  return pre_norm ? y : ln(norm, y);
+}
 }  // namespace
 
 ACTEncoderLayerImpl::ACTEncoderLayerImpl(const ACTConfig& c)
@@ -43,19 +66,8 @@ torch::Tensor ACTEncoderLayerImpl::forward(torch::Tensor x, const torch::Tensor&
   auto skip = x;
   if (pre_norm_) x = ln(norm1, x);
   auto qk = pos_embed.defined() ? x + pos_embed : x;
-  x = self_attn(qk, qk, x, key_padding_mask);
-  x = skip + dropout1(x);
-  if (pre_norm_) {
-    skip = x;
-    x = ln(norm2, x);
-  } else {
-    x = ln(norm1, x);
-    skip = x;
-  }
-  x = linear2(dropout(activate(linear1(x), activation_)));
-  x = skip + dropout2(x);
-  if (!pre_norm_) x = ln(norm2, x);
-  return x;
+  add_and_advance(x, skip, self_attn(qk, qk, x, key_padding_mask), dropout1, norm1, norm2, pre_norm_);
+  return feed_forward_block(x, skip, linear1, dropout, linear2, activation_, dropout2, norm2, pre_norm_);
 }
 
 ACTEncoderImpl::ACTEncoderImpl(const ACTConfig& c, bool is_vae_encoder) {
@@ -94,30 +106,11 @@ torch::Tensor ACTDecoderLayerImpl::forward(torch::Tensor x, const torch::Tensor&
   auto skip = x;
   if (pre_norm_) x = ln(norm1, x);
   auto qk = decoder_pos.defined() ? x + decoder_pos : x;
-  x = self_attn(qk, qk, x);
-  x = skip + dropout1(x);
-  if (pre_norm_) {
-    skip = x;
-    x = ln(norm2, x);
-  } else {
-    x = ln(norm1, x);
-    skip = x;
-  }
+  add_and_advance(x, skip, self_attn(qk, qk, x), dropout1, norm1, norm2, pre_norm_);
   auto q = decoder_pos.defined() ? x + decoder_pos : x;
   auto k = encoder_pos.defined() ? encoder_out + encoder_pos : encoder_out;
-  x = multihead_attn(q, k, encoder_out);
-  x = skip + dropout2(x);
-  if (pre_norm_) {
-    skip = x;
-    x = ln(norm3, x);
-  } else {
-    x = ln(norm2, x);
-    skip = x;
-  }
-  x = linear2(dropout(activate(linear1(x), activation_)));
-  x = skip + dropout3(x);
-  if (!pre_norm_) x = ln(norm3, x);
-  return x;
+  add_and_advance(x, skip, multihead_attn(q, k, encoder_out), dropout2, norm2, norm3, pre_norm_);
+  return feed_forward_block(x, skip, linear1, dropout, linear2, activation_, dropout3, norm3, pre_norm_);
 }
 
 ACTDecoderImpl::ACTDecoderImpl(const ACTConfig& c) {
