@@ -1,6 +1,8 @@
 // Subcommand entry points of lerobot-cpp; each lives in its own file and returns an exit code.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,5 +16,9 @@ int dataset_main(const Args& args);
 int estimate_main(const Args& args);
 
 bool wants_help(const Args& args);
+
+// Removes the flags named in `names` (without "--"; dashes count as underscores) from `args`,
+// as --name=value or --name value, and returns name -> value (the last occurrence wins).
+std::map<std::string, std::string> take_named_flags(Args& args, const std::set<std::string>& names);
 
 }  // namespace lerobot::app

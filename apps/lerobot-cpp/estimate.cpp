@@ -43,10 +43,8 @@ struct EstimateFlags {
 
 EstimateFlags take_estimate_flags(Args& args) {
   EstimateFlags f;
-  Args rest;
-  for (const auto& a : args) {
-    const auto eq = a.find('=');
-    const std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+  for (const auto& [name, value] : take_named_flags(args, {"num_gpus", "epochs", "measure_steps"})) {
+    const std::string key = "--" + name;
     auto number = [&](double lo) {
       try {
         size_t pos = 0;
@@ -56,12 +54,10 @@ EstimateFlags take_estimate_flags(Args& args) {
       }
       throw_usage("bad value '" + value + "' for " + key, key, "give a number >= " + std::to_string(static_cast<int>(lo)));
     };
-    if (key == "--num_gpus") f.num_gpus = static_cast<int>(number(1));
-    else if (key == "--epochs") f.epochs = number(0);
-    else if (key == "--measure_steps") f.measure_steps = static_cast<int>(number(1));
-    else rest.push_back(a);
+    if (name == "num_gpus") f.num_gpus = static_cast<int>(number(1));
+    else if (name == "epochs") f.epochs = number(0);
+    else f.measure_steps = static_cast<int>(number(1));
   }
-  args = rest;
   return f;
 }
 

@@ -45,33 +45,15 @@ int to_int(const std::string& value, const std::string& flag) {
 // Removes the launcher flags from `args` (they are not config fields).
 LauncherFlags take_launcher_flags(Args& args) {
   LauncherFlags lf;
-  Args rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string key = args[i], value;
-    const auto eq = key.find('=');
-    if (eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    }
-    std::string norm = key;
-    for (auto& c : norm) c = c == '-' ? '_' : c;
-    const bool is_launcher = norm == "__num_processes" || norm == "__num_machines" || norm == "__machine_rank" ||
-                             norm == "__main_process_ip" || norm == "__main_process_port";
-    if (!is_launcher) {
-      rest.push_back(args[i]);
-      continue;
-    }
-    if (eq == std::string::npos) {
-      if (i + 1 >= args.size()) throw_usage("flag " + key + " has no value", key);
-      value = args[++i];
-    }
-    if (norm == "__num_processes") lf.num_processes = to_int(value, key);
-    else if (norm == "__num_machines") lf.num_machines = to_int(value, key);
-    else if (norm == "__machine_rank") lf.machine_rank = to_int(value, key);
-    else if (norm == "__main_process_ip") lf.main_process_ip = value;
-    else lf.main_process_port = to_int(value, key);
+  for (const auto& [name, value] : take_named_flags(
+           args, {"num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port"})) {
+    const std::string flag = "--" + name;
+    if (name == "num_processes") lf.num_processes = to_int(value, flag);
+    else if (name == "num_machines") lf.num_machines = to_int(value, flag);
+    else if (name == "machine_rank") lf.machine_rank = to_int(value, flag);
+    else if (name == "main_process_ip") lf.main_process_ip = value;
+    else lf.main_process_port = to_int(value, flag);
   }
-  args = rest;
   return lf;
 }
 
