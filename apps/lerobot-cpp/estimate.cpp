@@ -16,6 +16,10 @@
 #include "lerobot/train/train_logging.h"
 #include "lerobot/train/trainer.h"
 
+#ifdef LEROBOT_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
 namespace lerobot::app {
 namespace {
 
@@ -83,6 +87,25 @@ std::string duration(double s) {
   return buf;
 }
 
+// "; GPU peak X GB allocated, Y GB reserved" for a CUDA run (the caching allocator's high-water
+// marks, what torch.cuda.max_memory_allocated/reserved report); "" on CPU.
+std::string gpu_peak_memory(const std::string& device) {
+#ifdef LEROBOT_WITH_CUDA
+  const torch::Device dev(device);
+  if (dev.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(dev.has_index() ? dev.index() : 0);
+    constexpr size_t kAggregate = 0;  // StatType::AGGREGATE (all pools), index 0 on 1.13 and 2.x
+    char text[128];
+    std::snprintf(text, sizeof text, "; GPU peak %.2f GB allocated, %.2f GB reserved",
+                  static_cast<double>(stats.allocated_bytes[kAggregate].peak) / (1 << 30),
+                  static_cast<double>(stats.reserved_bytes[kAggregate].peak) / (1 << 30));
+    return text;
+  }
+#endif
+  (void)device;
+  return "";
+}
+
 }  // namespace
 
 int estimate_main(const Args& input) {
@@ -147,9 +170,9 @@ int estimate_main(const Args& input) {
   std::printf("steps: --steps=%lld (loop steps per process; %lld optimizer updates)\n",
               static_cast<long long>(loop_steps), static_cast<long long>(updates));
   std::printf("measured here (%s, %d steps after %d warm-up): %.3f s/step (update %.3f s, data wait %.3f s); "
-              "peak memory (RSS) %.2f GB\n",
+              "peak memory (RSS) %.2f GB%s\n",
               result.device.c_str(), ef.measure_steps, ef.measure_steps, step_s, update_s,
-              data_s, peak_rss_gb);
+              data_s, peak_rss_gb, gpu_peak_memory(result.device).c_str());
   std::printf("estimated time: %s (%lld steps x %.3f s; each of the %d process(es) as fast as this one, "
               "communication not included)\n",
               duration(static_cast<double>(loop_steps) * step_s).c_str(), static_cast<long long>(loop_steps), step_s,

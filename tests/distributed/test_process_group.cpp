@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/torch_compat.h"
 #include "lerobot/distributed/process_group.h"
 #include "run_helper.h"
 
@@ -32,6 +33,20 @@ TEST(ProcessGroupFactory, RejectsUnknownBackendAndMissingNccl) {
 #ifndef LEROBOT_WITH_NCCL
   EXPECT_THROW(make_process_group(env, process_group_options("nccl", 5)), Error);
 #endif
+}
+
+// LibTorch 2.4+ defaults TCPStoreOptions::useLibUV to true and a build without libuv (Debian's
+// 2.6) then refuses every store; the shim must set the field where it exists and skip it elsewhere.
+TEST(TorchCompat, TcpStoreLibuvFlagIsSetOnlyWhereTheFieldExists) {
+  struct Before22 { int port = 0; };
+  struct Since22 { bool useLibUV = true; };
+  Before22 old;
+  EXPECT_FALSE(compat::set_tcpstore_libuv(old, false));
+  Since22 now;
+  EXPECT_TRUE(compat::set_tcpstore_libuv(now, false));
+  EXPECT_FALSE(now.useLibUV);
+  EXPECT_TRUE(compat::set_tcpstore_libuv(now, true));
+  EXPECT_TRUE(now.useLibUV);
 }
 
 class GlooCollectives : public ::testing::TestWithParam<int> {};

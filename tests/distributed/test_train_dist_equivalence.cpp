@@ -1,4 +1,5 @@
-// Data-parallel training equals one big batch: 20 ACT updates of (a) 1 process at batch 8,
+// Data-parallel training equals one big batch: 20 ACT updates (plain SGD, see equivalence_flags)
+// of (a) 1 process at batch 8,
 // (b) 2 processes at batch 4 (built-in launcher, Gloo on 127.0.0.1) and (c) 1 process at batch 4
 // with 2 accumulation steps give the same parameter update Δθ; with the gradient all-reduce
 // switched off (b) drifts far away, so the comparison can fail.
@@ -12,7 +13,7 @@ constexpr double kTolerance = 1e-3;
 std::string train(const std::string& dir, const std::string& name, const std::string& dataset,
                   const std::string& flags) {
   const std::string out = dir + "/" + name;
-  auto r = run_command("timeout -k 5 180 " + cli() + " train" + act_flags(dataset) + flags + " --output_dir=" + out);
+  auto r = run_command("timeout -k 5 180 " + cli() + " train" + equivalence_flags(dataset) + flags + " --output_dir=" + out);
   EXPECT_EQ(r.code, 0) << name << ":\n" << r.out;
   return out;
 }

@@ -63,13 +63,13 @@ TEST(TrainTwoMachines, NetworkNamespacesMatchOneBigBatch) {
   const Params init = initial_params(dir.path, ds);
   ASSERT_FALSE(init.empty());
   const std::string a_dir = dir.path + "/a";
-  auto a = run_command("timeout -k 5 180 " + cli() + " train" + act_flags(ds) +
+  auto a = run_command("timeout -k 5 180 " + cli() + " train" + equivalence_flags(ds) +
                        " --batch_size=8 --steps=20 --output_dir=" + a_dir);
   ASSERT_EQ(a.code, 0) << a.out;
 
   const std::string out = dir.path + "/m";
   auto machine = [&](int m) {
-    return "timeout -k 5 120 ip netns exec " + net.ns(m) + " " + cli() + " train" + act_flags(ds) +
+    return "timeout -k 5 120 ip netns exec " + net.ns(m) + " " + cli() + " train" + equivalence_flags(ds) +
            " --batch_size=4 --steps=20 --num_machines=2 --num_processes=1 --machine_rank=" + std::to_string(m) +
            " --main_process_ip=" + net.ip(0) + " --main_process_port=29500 --distributed.timeout_s=60"
            " --output_dir=" + out + " > " + dir.path + "/m" + std::to_string(m) + ".txt 2>&1";

@@ -11,6 +11,15 @@
 namespace lerobot {
 namespace {
 
+// max |a − b| within rel × max |b|: with N(0, 1) weights the outputs reach ~100, so an element
+// near zero carries the rounding of its large neighbours (LibTorch 2.6 orders the sums of the
+// self-attention path differently from 1.13: 1.6e-4 absolute on outputs of that size).
+::testing::AssertionResult close_at_scale(const torch::Tensor& a, const torch::Tensor& b, double rel = 1e-5) {
+  const double err = (a - b).abs().max().item<double>(), scale = b.abs().max().item<double>();
+  if (err <= rel * scale) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "max difference " << err << " > " << rel << " x " << scale;
+}
+
 TEST(PackedAttention, MatchesTorchMultiheadAttentionWithPaddingMask) {
   torch::manual_seed(3);
   const int64_t d = 32, h = 4, lq = 5, lk = 7, b = 3;
@@ -37,11 +46,11 @@ TEST(PackedAttention, MatchesTorchMultiheadAttentionWithPaddingMask) {
   mask[2][1] = true;
   auto expected = std::get<0>(ref->forward(q, k, v, mask));
   auto got = ours->forward(q, k, v, mask);
-  EXPECT_TRUE(torch::allclose(got, expected, 1e-4, 1e-5)) << (got - expected).abs().max();
+  EXPECT_TRUE(close_at_scale(got, expected));
   // Unmasked, and self-attention (the fused q/k path).
-  EXPECT_TRUE(torch::allclose(ours->forward(q, k, v), std::get<0>(ref->forward(q, k, v)), 1e-4, 1e-5));
+  EXPECT_TRUE(close_at_scale(ours->forward(q, k, v), std::get<0>(ref->forward(q, k, v))));
   auto x = torch::randn({lk, b, d});
-  EXPECT_TRUE(torch::allclose(ours->forward(x, x, v, mask), std::get<0>(ref->forward(x, x, v, mask)), 1e-4, 1e-5));
+  EXPECT_TRUE(close_at_scale(ours->forward(x, x, v, mask), std::get<0>(ref->forward(x, x, v, mask))));
   // The mask matters: masking a key changes the output of that batch row only.
   auto unmasked = ours->forward(q, k, v);
   EXPECT_FALSE(torch::allclose(unmasked[0][0], got[0][0]));

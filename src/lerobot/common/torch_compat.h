@@ -9,9 +9,14 @@
 //   both; name the base only through lerobot::compat::C10dBackendBase (define LEROBOT_C10D_COMPAT
 //   after including the c10d headers).
 // - Headers live in <torch/csrc/distributed/c10d/...> from 1.13 on (not <c10d/...>).
-// - TCPStoreOptions: assign fields one by one (2.x adds useLibUV/masterListenFd).
+// - TCPStoreOptions: assign fields one by one (2.x adds useLibUV/masterListenFd). useLibUV
+//   (2.2+) defaults to true from 2.4 on, and a LibTorch built without libuv (Debian's 2.6) then
+//   refuses to create any store: set it through set_tcpstore_libuv (a no-op before 2.2).
 // - Post-accumulate-grad hooks (2.1+) are not used; the AccumulateGrad post-hook works on both.
 // - NCCL error-handling variables were renamed TORCH_NCCL_* in 2.2.
+#include <type_traits>
+#include <utility>
+
 #ifndef LEROBOT_TORCH_AT_LEAST
 #define LEROBOT_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
@@ -24,6 +29,23 @@ constexpr const char* kNcclAsyncErrorHandlingEnv = "TORCH_NCCL_ASYNC_ERROR_HANDL
 #else
 constexpr const char* kNcclAsyncErrorHandlingEnv = "NCCL_ASYNC_ERROR_HANDLING";
 #endif
+
+template <class Options, class = void>
+struct HasUseLibUV : std::false_type {};
+template <class Options>
+struct HasUseLibUV<Options, std::void_t<decltype(std::declval<Options&>().useLibUV)>> : std::true_type {};
+// Sets c10d::TCPStoreOptions::useLibUV where the field exists; returns whether it does.
+template <class Options>
+bool set_tcpstore_libuv(Options& options, bool on) {
+  if constexpr (HasUseLibUV<Options>::value) {
+    options.useLibUV = on;
+    return true;
+  } else {
+    (void)options;
+    (void)on;
+    return false;
+  }
+}
 }  // namespace compat
 }  // namespace lerobot
 

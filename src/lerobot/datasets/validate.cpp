@@ -169,7 +169,7 @@ void check_stats(Ctx& c, const DatasetMetadata& m) {
       auto st = it->second.find(s);
       if (st == it->second.end()) { c.bad(p, "'" + f.key + "' lacks '" + s + "'"); continue; }
       std::vector<int64_t> want = f.is_camera() ? std::vector<int64_t>{3, 1, 1} : f.shape;
-      if (std::string(s) == "count") want = {1};
+      if (std::string(s) == "count") want.assign(1, 1);  // count is one number
       if (st->second.sizes().vec() != want) c.bad(p, "'" + f.key + "/" + s + "' has the wrong shape");
     }
   }

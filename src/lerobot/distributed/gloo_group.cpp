@@ -12,6 +12,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/torch_compat.h"
 #include "lerobot/distributed/c10d_group.h"
 
 namespace lerobot {
@@ -26,9 +27,22 @@ c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnv& env, bool server,
   so.isServer = server;
   so.waitWorkers = false;
   so.timeout = timeout;
+  // Like torch.distributed: the libuv store backend unless USE_LIBUV=0. A LibTorch built without
+  // libuv refuses it, so fall back to the classic backend there unless USE_LIBUV=1 asked for it.
+  const char* use_libuv = std::getenv("USE_LIBUV");
+  const bool want_libuv = !use_libuv || std::string(use_libuv) != "0";
+  const bool libuv = compat::set_tcpstore_libuv(so, want_libuv) && want_libuv;
   std::string address = env.master_addr + ":" + std::to_string(env.master_port);
   try {
-    return c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    try {
+      return c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    } catch (const std::exception& e) {
+      const bool no_libuv_here = std::string(e.what()).find("without libuv") != std::string::npos;
+      if (!libuv || use_libuv || !no_libuv_here) throw;
+      LOG_DEBUG << "this LibTorch has no libuv TCPStore backend; using the classic one";
+      compat::set_tcpstore_libuv(so, false);
+      return c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    }
   } catch (const std::exception& e) {
     if (server)
       throw_runtime("rank 0 could not host the rendezvous store on " + address + ": " +

@@ -86,7 +86,7 @@ void ACTModelImpl::reset_transformer_parameters() {
 ACTForwardOutput ACTModelImpl::forward(const Batch& batch) {
   const ACTConfig& c = config_;
   const int64_t d = c.dim_model;
-  const torch::Tensor& ref = image_keys_.empty() ? need(batch, kEnv) : need(batch, image_keys_[0]);
+  const torch::Tensor ref = image_keys_.empty() ? need(batch, kEnv) : need(batch, image_keys_[0]);
   const int64_t bsz = ref.size(0);
   auto opts = ref.options().dtype(torch::kFloat32);
   ACTForwardOutput out;
