@@ -2,6 +2,7 @@
 #include "lerobot/train/train_config.h"
 
 #include <cstdlib>
+#include <set>
 
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/fs.h"
@@ -118,6 +119,14 @@ void write_train_config(TrainPipelineConfig& cfg, const fs::path& dir) {
     }
     (*to)[path.back()] = (*from)[path.back()];
     from->erase(path.back());
+  }
+  // draccus refuses a choice type it has no class for, so an env type Python LeRobot lacks (our
+  // simulated reach2d/push2d) travels in the extension file and train_config.json says null
+  // (TrainPipelineConfig.env is optional).
+  static const std::set<std::string> lerobot_env_types = {"aloha", "pusht", "xarm", "libero", "metaworld"};
+  if (Json& env = lerobot["env"]; env.is_object() && !lerobot_env_types.count(env.value("type", ""))) {
+    extensions["env"] = env;
+    env = nullptr;
   }
   write_file_atomic(dir / kExtensionConfigFile, dump_pretty(extensions));
   write_file_atomic(dir / "train_config.json", dump_pretty(lerobot));
