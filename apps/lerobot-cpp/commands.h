@@ -14,6 +14,7 @@ int train_main(const Args& args);
 int eval_main(const Args& args);
 int dataset_main(const Args& args);
 int estimate_main(const Args& args);
+int infer_main(const Args& args);
 
 bool wants_help(const Args& args);
 

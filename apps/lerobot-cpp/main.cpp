@@ -18,6 +18,7 @@ commands:
   eval       evaluate a trained policy in a built-in simulated task (lerobot-eval flags)
   dataset    info | validate | stats | generate: inspect, check or create LeRobot datasets
   estimate   estimate memory and time of a training run
+  infer      run a pretrained policy on one observation file (safetensors), print its actions
 
 Run 'lerobot-cpp <command> --help' for the flags of a command.
 )";
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
     if (command == "eval") return app::eval_main(args);
     if (command == "dataset") return app::dataset_main(args);
     if (command == "estimate") return app::estimate_main(args);
+    if (command == "infer") return app::infer_main(args);
     std::cerr << "error: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const Error& e) {

@@ -16,6 +16,7 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/policies/inference.h"
 #include "lerobot/train/metrics/tensorboard.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
@@ -232,6 +233,36 @@ TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
   std::string bad;
   EXPECT_EQ(run_cli("estimate" + flags + " --num_gpus=zero", &bad), 2) << bad;
   EXPECT_NE(bad.find("--num_gpus"), std::string::npos) << bad;
+}
+
+// infer: a checkpoint and an observation file in, the policy's action chunk out (what
+// scripts/check_python_lerobot.py compares with Python LeRobot); a missing input is named.
+TEST(TrainCli, InferWritesThePolicysActionChunkAndNamesAMissingInput) {
+  const fs::path out = scratch() / "infer_run";
+  run(tiny_run(out, 2));
+  const fs::path model = out / "checkpoints" / "last" / "pretrained_model";
+  torch::manual_seed(11);
+  TensorMap obs = {{"observation.image", torch::randint(0, 256, {64, 64, 3}).to(torch::kUInt8)},  // HWC
+                   {"observation.state", torch::randn({2})}};
+  const fs::path obs_file = scratch() / "infer_obs.safetensors", act_file = scratch() / "infer_act.safetensors";
+  save_safetensors(obs_file, obs);
+  std::string text;
+  ASSERT_EQ(run_cli("infer --policy.path=" + model.string() + " --observation=" + obs_file.string() +
+                        " --output=" + act_file.string(), &text), 0) << text;
+  const torch::Tensor got = load_safetensors(act_file).at("action");
+  InferencePolicy policy(model);
+  const torch::Tensor want = policy.predict_action_chunk({obs.begin(), obs.end()});
+  ASSERT_EQ(got.sizes(), want.sizes());
+  EXPECT_EQ(got.size(0), 5);  // chunk_size
+  EXPECT_TRUE(torch::allclose(got, want, 1e-5, 1e-6)) << (got - want).abs().max();
+  EXPECT_NE(text.find("action chunk 5 x 2"), std::string::npos) << text;
+
+  obs.erase("observation.state");
+  save_safetensors(obs_file, obs);
+  std::string bad;
+  EXPECT_EQ(run_cli("infer --policy.path=" + model.string() + " --observation=" + obs_file.string(), &bad), 3) << bad;
+  EXPECT_NE(bad.find("observation.state"), std::string::npos) << bad;
+  EXPECT_NE(bad.find(obs_file.string()), std::string::npos) << bad;
 }
 
 TEST(TrainCli, SigkillDuringCheckpointKeepsLastAndResumeWorks) {
