@@ -14,6 +14,7 @@ when the largest difference is within --atol.
 """
 import argparse
 import sys
+from pathlib import Path
 
 import torch
 from safetensors.torch import load_file
@@ -36,9 +37,10 @@ def main() -> int:
     policy.eval()
     print(f"policy: {type(policy).__name__}, {sum(p.numel() for p in policy.parameters())} parameters, "
           f"inputs {list(policy.config.input_features)}")
-    train_cfg = TrainPipelineConfig.from_pretrained(args.pretrained_dir)
-    print(f"train_config.json: policy {train_cfg.policy.type}, batch_size {train_cfg.batch_size}, "
-          f"steps {train_cfg.steps}, env {train_cfg.env}")
+    if (Path(args.pretrained_dir) / "train_config.json").exists():  # a training checkpoint
+        train_cfg = TrainPipelineConfig.from_pretrained(args.pretrained_dir)
+        print(f"train_config.json: policy {train_cfg.policy.type}, batch_size {train_cfg.batch_size}, "
+              f"steps {train_cfg.steps}, env {train_cfg.env}")
     pre, post = make_pre_post_processors(policy.config, pretrained_path=args.pretrained_dir)
 
     observation = {}

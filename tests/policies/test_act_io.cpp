@@ -48,10 +48,16 @@ TEST(ACTSaveLoad, RoundTripGivesIdenticalActions) {
   EXPECT_EQ(j["type"], "act");
   EXPECT_EQ(j["chunk_size"], 10);
   EXPECT_TRUE(j["pretrained_backbone_weights"].is_null());
+  // LeRobot's defaults for the hub fields are null (`private: bool | None = None`), and the
+  // config.json Python LeRobot writes says so: we write and read null there too.
+  EXPECT_TRUE(j["private"].is_null()) << j["private"].dump();
 
   auto loaded = load_pretrained(dir, std::string("act"));
   auto after = loaded->predict_action_chunk(batch);
   EXPECT_TRUE(torch::equal(before, after));
+  j["private"] = true;  // both a null and a bool load
+  write_file_atomic(stdfs::path(dir) / "config.json", dump_pretty(j));
+  EXPECT_EQ(load_pretrained(dir, std::string("act"))->config().private_, std::optional<bool>(true));
   // A freshly initialised policy differs, so the comparison above is meaningful.
   torch::manual_seed(2);
   auto other = make_policy(cfg);

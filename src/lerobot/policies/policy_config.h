@@ -30,7 +30,7 @@ class PolicyConfig : public ChoiceConfig {
   bool use_peft = false;
   bool push_to_hub = false;  // LeRobot defaults to true; nothing is pushed from here
   std::optional<std::string> repo_id;
-  bool private_ = false;
+  std::optional<bool> private_;  // LeRobot: bool | None = None (its config.json says null)
   std::optional<std::vector<std::string>> tags;
   std::optional<std::string> license;
   std::optional<std::string> pretrained_path;
