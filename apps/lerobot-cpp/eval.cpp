@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "policy_device.h"
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
@@ -33,22 +34,6 @@ example:
 flags:
 )";
 
-torch::Device pick_device(const std::optional<std::string>& requested) {
-  // Null: the GPU when there is one (LeRobot auto-selects the device too).
-  const std::string name = requested.value_or(torch::cuda::is_available() ? "cuda" : "cpu");
-  torch::Device device(torch::kCPU);
-  try {
-    device = torch::Device(name);
-  } catch (const c10::Error&) {
-    throw_usage("unknown device '" + name + "'", "--policy.device", "use cpu or cuda");
-  }
-  if (device.is_cuda() && !torch::cuda::is_available()) {
-    LOG_WARNING << "--policy.device=" << name << " but no CUDA device is available; evaluating on the CPU";
-    return torch::Device(torch::kCPU);
-  }
-  return device;
-}
-
 // The checkpoint's config (input feature order from config.json) with the --policy.* overrides.
 PolicyPtr load_policy(EvalPipelineConfig& cfg, const fs::path& dir, torch::Device device) {
   auto config = load_policy_config(dir / kConfigFile);
@@ -68,7 +53,7 @@ int eval_main(const Args& args) {
   }
   EvalPipelineConfig cfg = parse_eval_config(args);
   const fs::path policy_dir = *cfg.policy->pretrained_path;
-  const torch::Device device = pick_device(cfg.policy->device);
+  const torch::Device device = pick_policy_device(cfg.policy->device);
   if (cfg.policy->use_amp) {
     LOG_WARNING << "--policy.use_amp is ignored by lerobot-cpp eval (full precision)";
   }

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "policy_device.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/inference.h"
@@ -39,16 +40,18 @@ int infer_main(const Args& input) {
   if (!flags.count("observation"))
     throw_usage("infer needs an observation", "--observation",
                 "pass --observation=FILE.safetensors (one tensor per input feature)");
-  const torch::Device device(flags.count("policy.device") ? flags["policy.device"] : "cpu");
+  const torch::Device device = pick_policy_device(flags.count("policy.device") ? flags["policy.device"] : "cpu");
 
   InferencePolicy policy(flags["policy.path"], device);
   const TensorMap observation = load_safetensors(flags["observation"]);
-  for (const auto& key : policy.config().ordered_input_keys())
-    if (!observation.count(key))
-      throw_data("the observation has no '" + key + "', an input of this policy", flags["observation"],
-                 "save one tensor per input feature of config.json under its key");
-  const std::map<std::string, torch::Tensor> obs(observation.begin(), observation.end());
-  const torch::Tensor chunk = policy.predict_action_chunk(obs);
+  torch::Tensor chunk;
+  try {
+    chunk = policy.predict_action_chunk(observation);
+  } catch (const Error& e) {  // the observation does not fit the policy (a missing input, a wrong image shape)
+    if (e.kind() != ErrorKind::kUsage) throw;
+    throw_data(e.problem(), flags["observation"],
+               e.fix().empty() ? "save one tensor per input feature of config.json under its key" : e.fix());
+  }
   std::cout << "action chunk " << chunk.size(0) << " x " << chunk.size(1) << "; first action:";
   const torch::Tensor first = chunk[0].to(torch::kDouble).contiguous();
   for (int64_t i = 0; i < first.size(0); ++i) std::cout << " " << first[i].item<double>();
