@@ -31,7 +31,7 @@ function(lerobot_test name)
   target_compile_options(${name} PRIVATE ${LEROBOT_WARNINGS})
   target_compile_definitions(${name} PRIVATE
     LEROBOT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    LEROBOT_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/../shared/fixtures"
+    LEROBOT_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures"
     LEROBOT_CLI="$<TARGET_FILE:lerobot-cpp>")
   target_link_libraries(${name} PRIVATE ${A_DEPS} GTest::gtest GTest::gtest_main Threads::Threads)
   if(A_TORCH)

@@ -9,14 +9,13 @@
 #                                     # Debian package downloads it from NVIDIA at install time)
 #
 # The chroot (CHROOT, default /var/tmp/lerobot-trixie[-cuda]) and its build directory are reused
-# between runs. The checkout and ../shared are bind-mounted at their own paths; nothing is written
-# to the checkout.
+# between runs. The checkout is bind-mounted at its own path (its tests need nothing beside it);
+# nothing is written to the checkout.
 set -euo pipefail
 MODE=${1:-cpu}
 [ "$MODE" = cpu ] || [ "$MODE" = cuda ] || { echo "usage: $0 [cpu|cuda]" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "check_libtorch2: needs root (debootstrap, chroot, bind mounts)" >&2; exit 2; }
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-SHARED=$(cd "$REPO/.." && pwd)/shared
 SUFFIX=""; [ "$MODE" = cuda ] && SUFFIX="-cuda"
 R=${CHROOT:-/var/tmp/lerobot-trixie$SUFFIX}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -45,7 +44,6 @@ bind /proc /proc
 bind /sys /sys
 bind /dev /dev
 bind "$REPO" "$REPO"
-[ -d "$SHARED" ] && bind "$SHARED" "$SHARED"
 
 in_root() { chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash -c "$1"; }
 in_root "apt-get update -qq"

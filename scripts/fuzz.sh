@@ -13,7 +13,7 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 ninja -C "$BUILD" -j"$JOBS" fuzz_parquet fuzz_safetensors
 
 # Seed corpora: the real fixture files plus a tiny valid safetensors file.
-FIX="$ROOT/../shared/fixtures/lerobot-v3-record-test"
+FIX="$ROOT/tests/fixtures/lerobot-v3-record-test"
 mkdir -p "$BUILD/corpus/parquet" "$BUILD/corpus/safetensors"
 if [ -d "$FIX" ]; then
   i=0

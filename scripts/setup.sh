@@ -1,15 +1,47 @@
 #!/usr/bin/env bash
 # Installs every Debian package lerobot.cpp needs (when missing) and builds it in ./build.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
-#   scripts/setup.sh            # deps + Release build
+#   scripts/setup.sh                         # deps + Release build against Debian's LibTorch (CPU)
+#   LIBTORCH=python3 scripts/setup.sh        # against the pip PyTorch of that Python (CUDA or CPU)
+#   LIBTORCH=/opt/libtorch scripts/setup.sh  # against an unpacked official LibTorch zip
 #   BUILD_DIR=/path scripts/setup.sh
 #   TORCH_PACKAGES="libtorch-cuda-dev libnccl-dev libgloo-cuda-dev" scripts/setup.sh  # Debian 13 CUDA
+#   LEROBOT_NO_APT=1 scripts/setup.sh        # install nothing (a machine without a package registry)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# LIBTORCH: a directory (the official LibTorch zip's libtorch/, or any prefix holding
+# share/cmake/Torch) or a Python interpreter whose `torch` gives torch.utils.cmake_prefix_path.
+TORCH_PREFIX=""
+if [ -n "${LIBTORCH:-}" ]; then
+  if [ -d "$LIBTORCH" ]; then
+    TORCH_PREFIX=$(cd "$LIBTORCH" && pwd)
+  elif command -v "$LIBTORCH" >/dev/null 2>&1; then
+    TORCH_PREFIX=$("$LIBTORCH" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null) || {
+      echo "setup: LIBTORCH=$LIBTORCH: that Python cannot import torch (pip install torch, or give a LibTorch directory)" >&2
+      exit 2
+    }
+  else
+    echo "setup: LIBTORCH=$LIBTORCH is neither a directory nor a Python interpreter" >&2
+    exit 2
+  fi
+  if [ -z "$(find "$TORCH_PREFIX" -maxdepth 4 -name TorchConfig.cmake -print -quit 2>/dev/null)" ]; then
+    echo "setup: LIBTORCH=$LIBTORCH: no TorchConfig.cmake under $TORCH_PREFIX (expected share/cmake/Torch)" >&2
+    exit 2
+  fi
+  echo "setup: building against the LibTorch in $TORCH_PREFIX"
+fi
+
+if [ -n "$TORCH_PREFIX" ]; then
+  # Only the gloo headers of a distribution's LibTorch stack: the official builds ship none.
+  TORCH_DEB_PACKAGES=(libgloo-dev)
+else
+  TORCH_DEB_PACKAGES=(${TORCH_PACKAGES:-libtorch-dev python3-torch libgloo-dev})  # LibTorch (CPU, Gloo); python3-torch: torchrun
+fi
+
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
-  ${TORCH_PACKAGES:-libtorch-dev python3-torch libgloo-dev}  # LibTorch (CPU, Gloo); python3-torch: torchrun
+  build-essential cmake ninja-build pkg-config git binutils
+  "${TORCH_DEB_PACKAGES[@]}"
   libopenblas0-pthread                  # Debian's LibTorch is ~14x slower on the reference BLAS
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg   # video (dav1d, SVT-AV1, H.264, HEVC)
   libsnappy-dev libzstd-dev zlib1g-dev  # parquet pages
@@ -22,7 +54,9 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
+if ((${#missing[@]})) && [ -n "${LEROBOT_NO_APT:-}" ]; then
+  echo "setup: LEROBOT_NO_APT is set; not installing ${missing[*]} (CMake must find them another way)"
+elif ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
@@ -31,8 +65,18 @@ if ((${#missing[@]})); then
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}
-if [ ! -f "$BUILD_DIR/build.ninja" ] || [ -n "${CMAKE_ARGS:-}" ]; then  # CMAKE_ARGS: (re)configure with them
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+TORCH_ARGS=()
+if [ -n "$TORCH_PREFIX" ]; then
+  TORCH_ARGS=("-DCMAKE_PREFIX_PATH=$TORCH_PREFIX")
+  if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    TORCH_ARGS+=("-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc")  # a CUDA LibTorch's CMake looks for it
+  fi
+fi
+# (Re)configure when there is no build yet, when CMAKE_ARGS are given, or when the LibTorch changed.
+cached_prefix=$(sed -n 's/^CMAKE_PREFIX_PATH:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+if [ ! -f "$BUILD_DIR/build.ninja" ] || [ -n "${CMAKE_ARGS:-}" ] ||
+   { [ -n "$TORCH_PREFIX" ] && [ "$cached_prefix" != "$TORCH_PREFIX" ]; }; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${TORCH_ARGS[@]}" ${CMAKE_ARGS:-}
 fi
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 echo "setup: built $BUILD_DIR/apps/lerobot-cpp/lerobot-cpp"

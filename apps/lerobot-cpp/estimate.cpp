@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "lerobot/common/device.h"
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
@@ -15,10 +16,6 @@
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_logging.h"
 #include "lerobot/train/trainer.h"
-
-#ifdef LEROBOT_WITH_CUDA
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
 
 namespace lerobot::app {
 namespace {
@@ -90,20 +87,12 @@ std::string duration(double s) {
 // "; GPU peak X GB allocated, Y GB reserved" for a CUDA run (the caching allocator's high-water
 // marks, what torch.cuda.max_memory_allocated/reserved report); "" on CPU.
 std::string gpu_peak_memory(const std::string& device) {
-#ifdef LEROBOT_WITH_CUDA
-  const torch::Device dev(device);
-  if (dev.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(dev.has_index() ? dev.index() : 0);
-    constexpr size_t kAggregate = 0;  // StatType::AGGREGATE (all pools), index 0 on 1.13 and 2.x
-    char text[128];
-    std::snprintf(text, sizeof text, "; GPU peak %.2f GB allocated, %.2f GB reserved",
-                  static_cast<double>(stats.allocated_bytes[kAggregate].peak) / (1 << 30),
-                  static_cast<double>(stats.reserved_bytes[kAggregate].peak) / (1 << 30));
-    return text;
-  }
-#endif
-  (void)device;
-  return "";
+  const auto peak = device_memory_peak(torch::Device(device));
+  if (!peak) return "";
+  char text[128];
+  std::snprintf(text, sizeof text, "; GPU peak %.2f GB allocated, %.2f GB reserved", peak->allocated_gb,
+                peak->reserved_gb);
+  return text;
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "policy_device.h"
+#include "lerobot/common/device.h"
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
@@ -53,7 +53,8 @@ int eval_main(const Args& args) {
   }
   EvalPipelineConfig cfg = parse_eval_config(args);
   const fs::path policy_dir = *cfg.policy->pretrained_path;
-  const torch::Device device = pick_policy_device(cfg.policy->device);
+  const torch::Device device =
+      resolve_device(cfg.policy->device, 0, "--policy.device (or \"device\" in " + (policy_dir / "config.json").string() + ")");
   if (cfg.policy->use_amp) {
     LOG_WARNING << "--policy.use_amp is ignored by lerobot-cpp eval (full precision)";
   }

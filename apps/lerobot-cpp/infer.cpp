@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "policy_device.h"
+#include "lerobot/common/device.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/inference.h"
@@ -40,7 +40,7 @@ int infer_main(const Args& input) {
   if (!flags.count("observation"))
     throw_usage("infer needs an observation", "--observation",
                 "pass --observation=FILE.safetensors (one tensor per input feature)");
-  const torch::Device device = pick_policy_device(flags.count("policy.device") ? flags["policy.device"] : "cpu");
+  const torch::Device device = resolve_device(flags.count("policy.device") ? flags["policy.device"] : "cpu");
 
   InferencePolicy policy(flags["policy.path"], device);
   const TensorMap observation = load_safetensors(flags["observation"]);

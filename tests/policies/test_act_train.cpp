@@ -36,7 +36,7 @@ TEST(ACTTrain, OverfitsOneBatch) {
     out.loss.backward();
     opt.step();
     last = out.loss.item<double>();
-    last_l1 = out.values.at("l1_loss");
+    last_l1 = out.values.at("l1_loss").item<double>();
     if (first < 0) {
       first = last;
       first_l1 = last_l1;
@@ -110,7 +110,7 @@ TEST(ACTTrain, L1IsMeanOverValidStepsAndKlIsWeighted) {
   const double expected = sum / ((20 - 3) * 6);
   auto out = policy->forward(batch);
   EXPECT_NEAR(out.loss.item<double>(), expected, 1e-5);
-  EXPECT_NEAR(out.values.at("l1_loss"), expected, 1e-5);
+  EXPECT_NEAR(out.values.at("l1_loss").item<double>(), expected, 1e-5);
   EXPECT_EQ(out.values.count("kld_loss"), 0u);
 
   auto vcfg = small_act_config(1, 32);
@@ -119,8 +119,9 @@ TEST(ACTTrain, L1IsMeanOverValidStepsAndKlIsWeighted) {
   vae->train();
   auto o = vae->forward(batch);
   ASSERT_TRUE(o.values.count("kld_loss"));
-  EXPECT_GE(o.values.at("kld_loss"), 0.0);
-  EXPECT_NEAR(o.loss.item<double>(), o.values.at("l1_loss") + 3.0 * o.values.at("kld_loss"), 1e-4);
+  EXPECT_GE(o.values.at("kld_loss").item<double>(), 0.0);
+  EXPECT_NEAR(o.loss.item<double>(),
+              o.values.at("l1_loss").item<double>() + 3.0 * o.values.at("kld_loss").item<double>(), 1e-4);
 }
 
 TEST(ACTInferenceQueue, SelectActionPopsTheChunkInOrder) {

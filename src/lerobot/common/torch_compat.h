@@ -14,6 +14,7 @@
 //   refuses to create any store: set it through set_tcpstore_libuv (a no-op before 2.2).
 // - Post-accumulate-grad hooks (2.1+) are not used; the AccumulateGrad post-hook works on both.
 // - NCCL error-handling variables were renamed TORCH_NCCL_* in 2.2.
+// - ProcessGroupNCCL::shutdown() exists only in 2.x: call it through shutdown_backend.
 #include <type_traits>
 #include <utility>
 
@@ -45,6 +46,18 @@ bool set_tcpstore_libuv(Options& options, bool on) {
     (void)on;
     return false;
   }
+}
+
+template <class Backend, class = void>
+struct HasShutdown : std::false_type {};
+template <class Backend>
+struct HasShutdown<Backend, std::void_t<decltype(std::declval<Backend&>().shutdown())>> : std::true_type {};
+// Backend::shutdown() where it exists (ProcessGroupNCCL in 2.x: tears the communicators down
+// before the CUDA context goes, instead of a warning at exit); a no-op on 1.13.
+template <class Backend>
+void shutdown_backend(Backend& backend) {
+  if constexpr (HasShutdown<Backend>::value) backend.shutdown();
+  else (void)backend;
 }
 }  // namespace compat
 }  // namespace lerobot
@@ -118,6 +131,7 @@ inline void set_autocast(bool cuda, bool enabled, at::ScalarType dtype) {
 // including this header to get it.
 #if defined(LEROBOT_OPTIM_COMPAT) && !defined(LEROBOT_OPTIM_COMPAT_DONE)
 #define LEROBOT_OPTIM_COMPAT_DONE
+#include <ATen/Functions.h>
 #include <torch/optim/optimizer.h>
 
 #include <sstream>
@@ -137,6 +151,43 @@ inline Key optim_state_key(const at::Tensor& p) {
     return static_cast<Key>(p.unsafeGetTensorImpl());
   }
 }
+
+// self[i] *= scalar for a 0-d tensor `scalar` (on the tensors' device) without reading it on the
+// host: one _foreach_mul_ from 2.1 on, one mul_ per tensor before.
+inline void foreach_mul_by_tensor_(at::TensorList self, const at::Tensor& scalar) {
+#if LEROBOT_TORCH_AT_LEAST(2, 1)
+  at::_foreach_mul_(self, scalar);
+#else
+  for (const auto& t : self) const_cast<at::Tensor&>(t).mul_(scalar);
+#endif
+}
+
+// Fused Adam/AdamW kernels (torch.optim's fused=True): _fused_adam_ exists from 2.0 (CUDA) and
+// _fused_adamw_ from 2.1 (CUDA; CPU from 2.4). `steps` are float32 tensors already incremented
+// for this step, on the parameters' device.
+#if LEROBOT_TORCH_AT_LEAST(2, 1)
+inline constexpr bool kHasFusedAdam = true;
+// `found_inf` (0-d float, optional): where non-zero the kernels leave everything unchanged.
+inline void fused_adam_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                        at::TensorList exp_avg_sqs, at::TensorList steps, double lr, double beta1,
+                        double beta2, double weight_decay, double eps, bool decoupled_weight_decay,
+                        const at::Tensor& found_inf) {
+  const std::vector<at::Tensor> no_max_exp_avg_sqs;
+  const c10::optional<at::Tensor> inf = found_inf.defined() ? c10::optional<at::Tensor>(found_inf) : c10::nullopt;
+  if (decoupled_weight_decay)
+    at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
+                      weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
+  else
+    at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
+                     weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
+}
+#else
+inline constexpr bool kHasFusedAdam = false;
+inline void fused_adam_(at::TensorList, at::TensorList, at::TensorList, at::TensorList, at::TensorList, double,
+                        double, double, double, double, bool, const at::Tensor&) {
+  TORCH_CHECK(false, "fused Adam/AdamW needs LibTorch 2.1 or newer");
+}
+#endif
 }  // namespace compat
 }  // namespace lerobot
 #endif

@@ -75,6 +75,17 @@ class C10dGroup : public ProcessGroup {
       : pg_(std::move(pg)), ctx_(std::move(ctx)), rank_(rank), world_(world),
         name_(std::move(name)), device_(device) {}
 
+  ~C10dGroup() override {
+    if (!shutdown_) return;
+    try {
+      shutdown_();
+    } catch (const std::exception&) {
+      // Best effort at teardown: the process is ending or the group failed already.
+    }
+  }
+  // Called once when the group goes away (NCCL: shut the communicators down).
+  void set_shutdown(std::function<void()> f) { shutdown_ = std::move(f); }
+
   int rank() const override { return rank_; }
   int world_size() const override { return world_; }
   std::string backend() const override { return name_; }
@@ -143,6 +154,7 @@ class C10dGroup : public ProcessGroup {
   int world_;
   std::string name_;
   torch::Device device_;
+  std::function<void()> shutdown_;
 };
 
 // Shared set-up for the c10d groups: connects to (or hosts) the TCPStore, checks every rank in,
@@ -154,8 +166,10 @@ struct Rendezvous {
 Rendezvous rendezvous(const LaunchEnv& env, const ProcessGroupOptions& options,
                       const std::string& backend);
 
+#ifdef LEROBOT_WITH_GLOO
 std::shared_ptr<ProcessGroup> make_gloo_group(const LaunchEnv& env,
                                               const ProcessGroupOptions& options);
+#endif
 #ifdef LEROBOT_WITH_NCCL
 std::shared_ptr<ProcessGroup> make_nccl_group(const LaunchEnv& env,
                                               const ProcessGroupOptions& options);

@@ -47,9 +47,11 @@ std::shared_ptr<ProcessGroup> make_nccl_group(const LaunchEnv& env,
     }
     w->wait();  // rethrows a stored error; orders the current stream after the collective
   };
-  return std::make_shared<C10dGroup<c10d::ProcessGroupNCCL>>(
+  auto group = std::make_shared<C10dGroup<c10d::ProcessGroupNCCL>>(
       pg, ctx, env.rank, env.world_size, "nccl",
       torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank)));
+  group->set_shutdown([pg] { compat::shutdown_backend(*pg); });
+  return group;
 }
 
 }  // namespace lerobot

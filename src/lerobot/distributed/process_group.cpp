@@ -81,16 +81,39 @@ std::shared_ptr<ProcessGroup> make_process_group(const LaunchEnv& env,
                 "--distributed.backend", "use gloo, or rebuild against a CUDA LibTorch 2.x");
   if (backend == "auto") backend = have_nccl && torch::cuda::is_available() ? "nccl" : "gloo";
   if (env.world_size == 1) {
-    if (backend == "nccl")
-      return std::make_shared<SingleProcessGroup>(
-          torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank)));
+    // One process: collectives are no-ops, unless NCCL was asked for by name. Then a real
+    // one-rank NCCL group runs (its own store on a free loopback port when no launcher gave one),
+    // so the NCCL path is exercised on one GPU exactly as on eight.
+#ifdef LEROBOT_WITH_NCCL
+    if (options.backend == "nccl") {
+      if (!torch::cuda::is_available())
+        throw_usage("--distributed.backend=nccl needs a CUDA device, and none is visible",
+                    "--distributed.backend", "use gloo (or auto) on a machine without a GPU");
+      LaunchEnv one = env;
+      if (one.launcher == "none") {
+        one.master_addr = "127.0.0.1";
+        one.master_port = 0;  // any free port
+        one.use_agent_store = false;
+      }
+      LOG_INFO << "one-process nccl group on cuda:" << one.local_rank;
+      return make_nccl_group(one, options);
+    }
+#endif
     return std::make_shared<SingleProcessGroup>();
   }
   LOG_INFO << "joining " << backend << " process group: " << describe(env);
 #ifdef LEROBOT_WITH_NCCL
   if (backend == "nccl") return make_nccl_group(env, options);
 #endif
+#ifdef LEROBOT_WITH_GLOO
   return make_gloo_group(env, options);
+#else
+  throw_usage("this build of lerobot.cpp has no Gloo process group (no gloo headers were found when it "
+                  "was configured), so it cannot run several CPU processes",
+              "--distributed.backend",
+              "install libgloo-dev (or pass -DGLOO_INCLUDE_DIR=<dir holding gloo/>) and build again, "
+              "or use NCCL on GPUs");
+#endif
 }
 
 }  // namespace lerobot

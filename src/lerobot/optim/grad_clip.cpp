@@ -1,7 +1,11 @@
-// clip_grad_norm_ with torch's arithmetic (per-tensor norms, norm of norms, 1e-6 in the coefficient).
+// clip_grad_norm_ with torch's arithmetic (per-tensor norms, norm of norms, 1e-6 in the coefficient),
+// as multi-tensor ops (torch's foreach path): one _foreach_norm, one stack + norm, one multiply.
+#define LEROBOT_OPTIM_COMPAT
 #include "lerobot/optim/grad_clip.h"
 
 #include <torch/torch.h>
+
+#include "lerobot/common/torch_compat.h"
 
 namespace lerobot {
 
@@ -14,11 +18,7 @@ std::vector<torch::Tensor> defined_grads(const std::vector<torch::Tensor>& param
 }
 
 torch::Tensor norm_of(const std::vector<torch::Tensor>& grads) {
-  std::vector<torch::Tensor> norms;
-  norms.reserve(grads.size());
-  auto device = grads.front().device();
-  for (const auto& g : grads) norms.push_back(at::linalg_vector_norm(g, 2).to(device));
-  return at::linalg_vector_norm(torch::stack(norms), 2);
+  return at::linalg_vector_norm(torch::stack(at::_foreach_norm(grads, 2)), 2);
 }
 }  // namespace
 
@@ -36,7 +36,7 @@ torch::Tensor clip_grad_norm_(const std::vector<torch::Tensor>& params, double m
   torch::Tensor total = norm_of(grads);
   // Python's `max_norm / t` is t.reciprocal() * max_norm (Tensor.__rtruediv__).
   torch::Tensor coef = torch::clamp_max(torch::reciprocal(total + 1e-6) * max_norm, 1.0);
-  for (auto& g : grads) g.mul_(coef.to(g.device()));
+  compat::foreach_mul_by_tensor_(grads, coef);
   return total;
 }
 

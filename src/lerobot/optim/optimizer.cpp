@@ -33,7 +33,8 @@ std::vector<torch::optim::OptimizerParamGroup> torch_groups(const std::vector<Pa
 }  // namespace
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
-                                                        const std::vector<ParamGroup>& groups) {
+                                                        const std::vector<ParamGroup>& groups,
+                                                        OptimizerImpl impl) {
   for (const auto& g : groups)
     LEROBOT_CHECK(g.names.empty() || g.names.size() == g.params.size(),
                   "ParamGroup names must parallel params");
@@ -43,17 +44,17 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& c
     if (type == "adamw") {
       torch::optim::AdamWOptions o(c.lr);
       o.betas(betas_of(c)).eps(c.eps).weight_decay(c.weight_decay).amsgrad(false);
-      return std::make_unique<torch::optim::AdamW>(torch_groups(groups, o), o);
+      return std::make_unique<MultiTensorAdamW>(torch_groups(groups, o), o, impl);
     }
     torch::optim::AdamOptions o(c.lr);
     o.betas(betas_of(c)).eps(c.eps).weight_decay(c.weight_decay).amsgrad(false);
-    return std::make_unique<torch::optim::Adam>(torch_groups(groups, o), o);
+    return std::make_unique<MultiTensorAdam>(torch_groups(groups, o), o, impl);
   }
   if (type == "sgd") {
     const auto& c = dynamic_cast<const SGDConfig&>(config);
     torch::optim::SGDOptions o(c.lr);
     o.momentum(c.momentum).dampening(c.dampening).weight_decay(c.weight_decay).nesterov(c.nesterov);
-    return std::make_unique<torch::optim::SGD>(torch_groups(groups, o), o);
+    return std::make_unique<MultiTensorSGD>(torch_groups(groups, o), o, impl);
   }
   throw_usage("optimizer type '" + type + "' is not supported", "--optimizer.type",
               "use adam, adamw or sgd");

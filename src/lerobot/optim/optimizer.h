@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/optim/optimizer_config.h"
 
 namespace lerobot {
@@ -25,9 +26,11 @@ struct ParamGroup {
 enum class OptimizerKind { kAdam, kAdamW, kSGD };
 
 // torch.optim.Adam / AdamW / SGD with the config's hyper-parameters, one torch group per
-// ParamGroup in order. Throws a usage error for an unknown optimizer type.
+// ParamGroup in order, stepping as `impl` says (multi_tensor.h: fused on CUDA, else foreach).
+// Throws a usage error for an unknown optimizer type.
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerConfig& config,
-                                                        const std::vector<ParamGroup>& groups);
+                                                        const std::vector<ParamGroup>& groups,
+                                                        OptimizerImpl impl = OptimizerImpl::kAuto);
 
 OptimizerKind optimizer_kind(const torch::optim::Optimizer& optimizer);
 const char* optimizer_kind_name(OptimizerKind kind);  // "adam", "adamw", "sgd"

@@ -21,7 +21,9 @@ using Batch = std::map<std::string, torch::Tensor>;
 
 struct PolicyOutput {
   torch::Tensor loss;                    // 0-d, requires grad in training
-  std::map<std::string, double> values;  // logged values, e.g. {"l1_loss", "kld_loss"}
+  // Logged values, e.g. {"l1_loss", "kld_loss"}: 0-d detached tensors on the policy's device,
+  // read back by the trainer once per log step (no host sync per step).
+  std::map<std::string, torch::Tensor> values;
 };
 
 // One optimizer parameter group, as LeRobot's policy.get_optim_params() returns them.

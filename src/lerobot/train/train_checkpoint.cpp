@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/optim/optimizer_state.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/train/checkpoint.h"
@@ -34,6 +35,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
       write_train_config(s.cfg, dir);
     };
     w.training_state = [&](const fs::path& dir) {
+      sync_optimizer_steps_to_host(*s.optimizer);  // fused kernels count steps on the device
       save_optimizer_state(*s.optimizer, dir,
                            s.scheduler ? std::optional<std::vector<double>>(s.scheduler->base_lrs()) : std::nullopt);
       if (s.scheduler) s.scheduler->save(dir / kSchedulerStateFile);

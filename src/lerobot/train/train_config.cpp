@@ -6,6 +6,7 @@
 
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/fs.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/policies/register_policies.h"
 
 namespace lerobot {
@@ -53,6 +54,10 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "wandb", wandb, "Weights & Biases");
   field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
   field(v, "distributed", distributed, "lerobot.cpp distributed settings");
+  field(v, "cuda", cuda, "lerobot.cpp CUDA math settings");
+  field(v, "optimizer_impl", optimizer_impl,
+        "How the optimizer steps (lerobot.cpp): auto (fused kernels on CUDA where the LibTorch has them, else "
+        "foreach), fused, foreach (multi-tensor ops) or per_tensor (torch::optim's own loop)");
   field(v, "max_nonfinite_steps", max_nonfinite_steps,
         "Stop when the loss or gradients are NaN/Inf this many steps in a row (lerobot.cpp)");
 }
@@ -61,6 +66,7 @@ void TrainPipelineConfig::validate() const {
   if (batch_size < 1) throw_usage("batch_size must be >= 1, got " + std::to_string(batch_size), "batch_size");
   if (steps < 0) throw_usage("steps must be >= 0", "steps");
   if (max_nonfinite_steps < 1) throw_usage("max_nonfinite_steps must be >= 1", "max_nonfinite_steps");
+  parse_optimizer_impl(optimizer_impl);
   if (num_workers < 0) throw_usage("num_workers must be >= 0", "num_workers");
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
@@ -103,7 +109,7 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
 
 const std::vector<std::vector<std::string>>& train_config_extension_keys() {
   static const std::vector<std::vector<std::string>> keys = {
-      {"distributed"}, {"max_nonfinite_steps"}, {"accelerator", "loss_scale_init"}};
+      {"distributed"}, {"cuda"}, {"optimizer_impl"}, {"max_nonfinite_steps"}, {"accelerator", "loss_scale_init"}};
   return keys;
 }
 

@@ -95,6 +95,17 @@ struct DistributedConfig : Config {
   }
 };
 
+// lerobot.cpp's CUDA math switches (LeRobot's train script sets both on; not in its config).
+struct CudaConfig : Config {
+  bool tf32 = true;
+  bool cudnn_benchmark = true;
+  void visit(FieldVisitor& v) override {
+    field(v, "tf32", tf32, "TF32 for float32 matmuls and convolutions on CUDA (LeRobot enables it)");
+    field(v, "cudnn_benchmark", cudnn_benchmark,
+          "cuDNN benchmark mode: the fastest algorithm per shape (LeRobot: on unless --cudnn_deterministic)");
+  }
+};
+
 struct TrainPipelineConfig : Config {
   DatasetConfig dataset;
   ChoicePtr<EnvConfig> env;
@@ -126,6 +137,8 @@ struct TrainPipelineConfig : Config {
   WandBConfig wandb;
   std::map<std::string, std::string> rename_map;
   DistributedConfig distributed;
+  CudaConfig cuda;
+  std::string optimizer_impl = "auto";
   int64_t max_nonfinite_steps = 10;
 
   // Not a config field: the --config_path given on the command line (the checkpoint to resume).

@@ -4,13 +4,18 @@
 #include <iomanip>
 #include <sstream>
 
+#include "lerobot/common/device.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/optim/optimizer.h"
 #include "lerobot/train/metrics/train_warnings.h"
 #include "lerobot/train/train_eval.h"
 #include "lerobot/train/train_setup.h"
 
 namespace lerobot {
 namespace {
+
+constexpr const char* kOutputPrefix = "output/";  // device sums of the policy's named outputs
+constexpr const char* kSkippedKey = "skipped";     // steps the optimizer skipped on the device
 
 ReduceOp to_op(ReduceKind kind) {
   return kind == ReduceKind::kMax ? ReduceOp::kMax : kind == ReduceKind::kSum ? ReduceOp::kSum : ReduceOp::kAvg;
@@ -50,6 +55,8 @@ void TrainLogger::banner() {
   LOG_INFO << "Processes: " << s_.world_size() << " (" << s_.group->backend() << "), batch " << s_.cfg.batch_size
            << " per process, accumulation " << accum << ": effective batch "
            << s_.cfg.batch_size * s_.world_size() * accum << " (the learning rate is not scaled)";
+  LOG_INFO << "Optimizer: " << optimizer_kind_name(optimizer_kind(*s_.optimizer)) << ", "
+           << optimizer_impl_name(optimizer_impl_of(*s_.optimizer)) << " step";
   LOG_INFO << "Mixed precision: " << s_.cfg.accelerator.mixed_precision
            << ", steps: " << s_.cfg.steps << " starting at " << s_.start_step;
   if (s_.cfg.accelerator.mixed_precision == "fp16" && !s_.device.is_cuda())
@@ -58,20 +65,34 @@ void TrainLogger::banner() {
 }
 
 void TrainLogger::record(const UpdateResult& u, double data_s, double prep_s, double step_s) {
-  tracker_.update("loss", u.loss);
-  if (u.grad_norm) tracker_.update("grad_norm", *u.grad_norm);
+  // The loss, its parts and the grad norm stay on the device until the log line (read_sums).
+  device_sums_.add("loss", u.loss);
+  device_sums_.add("grad_norm", u.grad_norm);
+  for (const auto& [k, v] : u.values) device_sums_.add(kOutputPrefix + k, v);
+  device_sums_.add(kSkippedKey, u.skipped_on_device);
+  if (u.skipped && *u.skipped) ++skipped_;
   tracker_.update("lr", u.lr);
   tracker_.update("update_s", u.update_s);
   tracker_.update("dataloading_s", data_s);
   tracker_.update("preprocessing_s", prep_s);
   tracker_.update("step_s", step_s);
-  for (const auto& [k, v] : u.values) tracker_.update_output(k, v);
-  if (u.skipped) ++skipped_;
+  if (const auto peak = device_memory_peak(s_.device)) tracker_.update("gpu_mem_gb", peak->allocated_gb);
   tracker_.step();
   if (progress_) progress_->update(tracker_.steps());
 }
 
+void TrainLogger::read_sums() {
+  for (const auto& [key, sum_count] : device_sums_.take()) {
+    const auto [sum, count] = sum_count;
+    if (key == kSkippedKey) skipped_ += static_cast<int64_t>(sum);
+    else if (key.rfind(kOutputPrefix, 0) == 0)
+      tracker_.update_output(key.substr(std::string(kOutputPrefix).size()), sum / count, count);
+    else tracker_.update(key, sum / count, count);
+  }
+}
+
 void TrainLogger::log(int64_t step) {
+  read_sums();
   tracker_.reduce_across_ranks([this](std::vector<float>& values, ReduceKind kind) {
     if (values.empty() || kind == ReduceKind::kNone || s_.world_size() == 1) return;
     auto t = torch::tensor(values, torch::kFloat32).to(s_.group->device());
@@ -117,6 +138,7 @@ void TrainLogger::evaluate(int64_t step) {
 }
 
 void TrainLogger::finish(int64_t step) {
+  read_sums();  // the steps after the last log line (their skipped count)
   if (!s_.is_main()) return;
   if (progress_) progress_->finish();
   if (tensorboard_) tensorboard_->flush();

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "lerobot/train/metrics/device_sums.h"
 #include "lerobot/train/metrics/metric_sinks.h"
 #include "lerobot/train/metrics/metrics_tracker.h"
 #include "lerobot/train/metrics/progress_bar.h"
@@ -29,11 +30,14 @@ class TrainLogger {
   void finish(int64_t step);
 
  private:
+  void read_sums();  // the device sums into the meters (one host read)
+
   TrainSetup& s_;
   MetricsTracker tracker_;
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<TensorBoardWriter> tensorboard_;
   std::unique_ptr<ProgressBar> progress_;
+  DeviceSums device_sums_;
   int64_t skipped_ = 0;
   bool warned_input_bound_ = false;
 };

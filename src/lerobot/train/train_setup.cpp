@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "lerobot/common/device.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/optim/presets.h"
@@ -51,18 +52,6 @@ fs::path default_output_dir(const std::string& job_name, ProcessGroup& group) {
   return fs::path("outputs/train") / day / (std::string(hms) + "_" + job_name);
 }
 
-torch::Device pick_device(const TrainPipelineConfig& cfg, const LaunchEnv& launch) {
-  const std::string want = cfg.policy->device.value_or(torch::cuda::is_available() ? "cuda" : "cpu");
-  if (want.rfind("cuda", 0) == 0) {
-    if (!torch::cuda::is_available()) {
-      LOG_WARNING << "--policy.device=" << want << " but CUDA is not available: using cpu";
-      return torch::kCPU;
-    }
-    return torch::Device(torch::kCUDA, launch.local_rank % std::max<int>(1, torch::cuda::device_count()));
-  }
-  return torch::kCPU;
-}
-
 }  // namespace
 
 std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const LaunchEnv& launch,
@@ -71,9 +60,15 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   s->launch = launch;
   if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=act or --policy.path=DIR");
   if (!cfg.dataset.root) throw_usage("no dataset given", "--dataset.root", "pass --dataset.root=DIR (a LeRobot v3.0 or v2.1 dataset)");
-  s->device = pick_device(cfg, launch);
+  s->device = resolve_device(cfg.policy->device, launch.local_rank);
+  cfg.policy->device = device_config_name(s->device, cfg.policy->device);  // recorded in config.json
+  apply_cuda_math_settings({cfg.cuda.tf32, cfg.cuda.cudnn_benchmark, cfg.cudnn_deterministic});
   s->group = make_process_group(launch, process_group_options(cfg.distributed.backend, cfg.distributed.timeout_s));
   set_log_rank(s->group->rank(), s->group->world_size());
+  if (s->group->backend() == "nccl" && s->device != s->group->device())
+    throw_usage("the NCCL group reduces gradients on " + s->group->device().str() + " but the policy is on " +
+                    s->device.str(),
+                "--policy.device", "use --policy.device=cuda (each process its own GPU), or --distributed.backend=gloo");
   if (!torch::cuda::is_available()) {
     // Each process gets its share of the cores (DESIGN.md): cores / local processes, unless
     // OMP_NUM_THREADS says otherwise (as in PyTorch; the launcher sets it to that share too).
@@ -121,7 +116,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).
   if (cfg.use_policy_training_preset && !resume_from) apply_policy_preset(cfg);
   if (!cfg.optimizer) throw_usage("no optimizer", "--optimizer.type", "pass --optimizer.type=adamw or keep the policy preset");
-  s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(s->policy->optim_param_groups()));
+  s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(s->policy->optim_param_groups()),
+                                parse_optimizer_impl(cfg.optimizer_impl));
   s->scheduler = make_scheduler(cfg.scheduler.ptr(), *s->optimizer, cfg.steps);
   if (cfg.accelerator.mixed_precision == "fp16") {
     LossScalerOptions so;
@@ -130,7 +126,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   }
 
   // Replicas start identical: rank 0's parameters and buffers everywhere.
-  if (s->group->world_size() > 1) {
+  // A real process group (also a one-process NCCL one) gets the bucketed reducer.
+  if (s->group->backend() != "single") {
     broadcast_parameters(*s->policy, *s->group);
     GradReducerOptions ro;
     ro.bucket_cap_bytes = static_cast<int64_t>(cfg.distributed.bucket_mb * 1024 * 1024);

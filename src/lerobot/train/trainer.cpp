@@ -25,7 +25,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   UpdateStep update(s);
 
   int64_t step = s.start_step;
-  double last_loss = 0.0;
+  torch::Tensor last_loss;  // on the device: read once, at the end
   s.policy->train();
   logger.banner();
   while (step < s.cfg.steps) {
@@ -39,7 +39,10 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     last_loss = u.loss;
     logger.record(u, data_s, prep_s, step_timer.seconds());
 
-    if (s.cfg.log_freq > 0 && step % s.cfg.log_freq == 0) logger.log(step);  // collective
+    if (s.cfg.log_freq > 0 && step % s.cfg.log_freq == 0) {
+      update.check_nonfinite(step);  // non-finite steps skipped on the device, counted there
+      logger.log(step);              // collective
+    }
     const bool save = s.cfg.save_checkpoint &&
                       ((s.cfg.save_freq > 0 && step % s.cfg.save_freq == 0) || step == s.cfg.steps);
     if (save) save_train_checkpoint(s, step);                              // collective
@@ -50,7 +53,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   TrainResult result;
   result.final_step = step;
   result.output_dir = s.output_dir;
-  result.last_loss = last_loss;
+  result.last_loss = last_loss.defined() ? last_loss.item<double>() : 0.0;
   result.device = s.device.str();
   for (const auto& p : s.policy->parameters())
     if (p.requires_grad()) result.num_learnable_params += p.numel();

@@ -7,6 +7,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/timer.h"
 #include "lerobot/optim/grad_clip.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/train/autocast.h"
 #include "lerobot/train/train_setup.h"
 
@@ -20,6 +21,9 @@ UpdateStep::UpdateStep(TrainSetup& setup) : s_(setup), max_nonfinite_(setup.cfg.
   }
   // Under fp16 the loss scaler needs a few overflowing steps to find its scale.
   if (s_.scaler) max_nonfinite_ += 24;
+  skip_on_device_ = !s_.scaler && can_skip_on_device(*s_.optimizer);
+  if (skip_on_device_)
+    consecutive_on_device_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(s_.device));
 }
 
 std::string UpdateStep::first_nonfinite_grad() const {
@@ -27,15 +31,24 @@ std::string UpdateStep::first_nonfinite_grad() const {
   return name ? "gradient of " + *name : "gradient";
 }
 
+void UpdateStep::diverged(int64_t count, int64_t step, const std::string& what) const {
+  throw_runtime("training diverged: " + what + " was NaN/Inf for " + std::to_string(count) +
+                    " consecutive steps, the last at step " + std::to_string(step),
+                "step " + std::to_string(step),
+                "lower --policy.optimizer_lr (or --optimizer.lr), check the dataset stats for zero std, or "
+                "use --accelerator.mixed_precision=bf16 instead of fp16");
+}
+
 void UpdateStep::note_nonfinite(int64_t step, const std::string& what) {
   ++consecutive_nonfinite_;
   LOG_WARNING << "step " << step << ": non-finite " << what << " (" << consecutive_nonfinite_ << " in a row)";
-  if (consecutive_nonfinite_ >= max_nonfinite_)
-    throw_runtime("training diverged: " + what + " was NaN/Inf for " + std::to_string(consecutive_nonfinite_) +
-                      " consecutive steps, the last at step " + std::to_string(step),
-                  "step " + std::to_string(step),
-                  "lower --policy.optimizer_lr (or --optimizer.lr), check the dataset stats for zero std, or "
-                  "use --accelerator.mixed_precision=bf16 instead of fp16");
+  if (consecutive_nonfinite_ >= max_nonfinite_) diverged(consecutive_nonfinite_, step, what);
+}
+
+void UpdateStep::check_nonfinite(int64_t step) {
+  if (!skip_on_device_) return;
+  const auto count = static_cast<int64_t>(consecutive_on_device_.item<float>());
+  if (count >= max_nonfinite_) diverged(count, step, "the loss or the gradients");
 }
 
 UpdateResult UpdateStep::run(const Batch& batch, int64_t step) {
@@ -52,40 +65,45 @@ UpdateResult UpdateStep::run(const Batch& batch, int64_t step) {
     AutocastScope autocast(acc.mixed_precision, s_.device);
     out = s_.policy->forward(batch);
   }
-  r.loss = out.loss.item<double>();
-  r.values = out.values;
-  const bool loss_finite = std::isfinite(r.loss);
+  r.loss = out.loss.detach();
+  r.values = std::move(out.values);
   torch::Tensor loss = out.loss.to(torch::kFloat32) / static_cast<double>(accum);
   if (s_.scaler) loss = s_.scaler->scale(loss);
   loss.backward();
 
   if (r.synced) {
     if (s_.reducer) s_.reducer->synchronize();  // gradients are now averaged over ranks
-    bool grads_finite = true;
-    if (s_.scaler) {
-      s_.scaler->unscale_(*s_.optimizer);
-      grads_finite = !s_.scaler->found_inf();
-    }
+    if (s_.scaler) s_.scaler->unscale_(*s_.optimizer);
     const double max_norm = s_.cfg.optimizer->grad_clip_norm;
-    const double norm =
-        (max_norm > 0 ? clip_grad_norm_(params_, max_norm) : total_grad_norm(params_)).item<double>();
-    r.grad_norm = norm;
-    grads_finite = grads_finite && std::isfinite(norm);
-    if (!loss_finite || !grads_finite) {
-      r.skipped = true;
-      ++skipped_total_;
-      if (!loss_finite) note_nonfinite(step, "loss");
-      else if (s_.scaler) note_nonfinite(step, "fp16 gradients (loss scale " + std::to_string(s_.scaler->get_scale()) + ", step skipped)");
-      else note_nonfinite(step, first_nonfinite_grad());
-    } else {
-      if (s_.scaler) s_.scaler->step(*s_.optimizer);
-      else s_.optimizer->step();
+    r.grad_norm = max_norm > 0 ? clip_grad_norm_(params_, max_norm) : total_grad_norm(params_);
+    // A non-finite loss of an earlier micro-step reaches the gradients, so this covers them too.
+    const torch::Tensor finite = torch::isfinite(r.loss) & torch::isfinite(r.grad_norm);
+    if (skip_on_device_) {
+      const torch::Tensor skip = finite.logical_not().to(torch::kFloat32);
+      step_unless(*s_.optimizer, skip);
+      consecutive_on_device_.add_(1.0).mul_(skip);  // back to 0 after a finite step
+      r.skipped_on_device = skip;
+    } else if (s_.scaler) {
+      if (finite.item<bool>() && !s_.scaler->found_inf()) {  // the scaler's check, as GradScaler's
+        r.skipped = !s_.scaler->step(*s_.optimizer);
+        consecutive_nonfinite_ = 0;
+      } else {
+        r.skipped = true;
+        note_nonfinite(step, !std::isfinite(r.loss.item<double>())
+                                 ? "loss"
+                                 : "fp16 gradients (loss scale " + std::to_string(s_.scaler->get_scale()) +
+                                       ", step skipped)");
+      }
+      s_.scaler->update();
+    } else if (finite.item<bool>()) {  // the one host read of the step
+      r.skipped = false;
+      s_.optimizer->step();
       consecutive_nonfinite_ = 0;
+    } else {
+      r.skipped = true;
+      note_nonfinite(step, std::isfinite(r.loss.item<double>()) ? first_nonfinite_grad() : "loss");
     }
-    if (s_.scaler) s_.scaler->update();
     s_.optimizer->zero_grad();
-  } else if (!loss_finite) {
-    note_nonfinite(step, "loss");
   }
   if (s_.scheduler) s_.scheduler->step();  // every micro-batch, as LeRobot (step_scheduler_with_optimizer=False)
   r.lr = s_.optimizer->param_groups()[0].options().get_lr();

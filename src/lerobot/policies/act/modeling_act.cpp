@@ -85,10 +85,10 @@ PolicyOutput ACTPolicy::forward(const Batch& batch) {
   auto denom = torch::clamp_min(valid.sum() * static_cast<double>(abs_err.size(2)), 1.0);
   auto l1 = (abs_err * valid.unsqueeze(-1)).sum() / denom;
   PolicyOutput out;
-  out.values["l1_loss"] = l1.item<double>();
+  out.values["l1_loss"] = l1.detach();
   if (config_.use_vae && res.mu.defined()) {
     auto kld = (-0.5 * (1 + res.log_sigma_x2 - res.mu.pow(2) - res.log_sigma_x2.exp())).sum(-1).mean();
-    out.values["kld_loss"] = kld.item<double>();
+    out.values["kld_loss"] = kld.detach();
     out.loss = l1 + kld * config_.kl_weight;
   } else {
     out.loss = l1;

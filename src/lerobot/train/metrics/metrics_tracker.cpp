@@ -98,9 +98,9 @@ AverageMeter& MetricsTracker::meter(const std::string& key) {
 
 void MetricsTracker::update(const std::string& key, double value, double n) { meter(key).update(value, n); }
 
-void MetricsTracker::update_output(const std::string& key, double value) {
+void MetricsTracker::update_output(const std::string& key, double value, double n) {
   if (!has(key)) add_meter(key, AverageMeter(key, ":.3f", ReduceKind::kMean));
-  meter(key).update(value);
+  meter(key).update(value, n);
 }
 
 void MetricsTracker::step() {

@@ -59,7 +59,7 @@ class MetricsTracker {
   void update(const std::string& key, double value, double n = 1.0);
   // A policy output value: registered on first use as (key, ":.3f", mean), never replacing a
   // train-loop meter of the same key.
-  void update_output(const std::string& key, double value);
+  void update_output(const std::string& key, double value, double n = 1.0);
 
   void step();  // one more optimizer step (micro-batch)
   void reduce_across_ranks(const ReduceFn& reduce);

@@ -1,0 +1,91 @@
+// Counts the ATen operators and host synchronisations of one ACT training step (forward, backward,
+// clip, optimizer, scheduler: the trainer's own UpdateStep) with the optimizer stepping per tensor
+// (torch::optim's loop, what the trainer did before) and multi-tensor (foreach). On a GPU each
+// operator is one or more kernel launches and each sync a stall of the host, so these counts say
+// what a step costs in launches on any machine; the ratio is measured in one run.
+//
+//   bench_step_ops [--steps=3] [--image_size=96] [any train flag, e.g. --policy.dim_model=256]
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lerobot/common/fs.h"
+#include "lerobot/common/op_counter.h"
+#include "lerobot/distributed/launch_env.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/eval/record.h"
+#include "lerobot/optim/multi_tensor.h"
+#include "lerobot/train/batch_prep.h"
+#include "lerobot/train/train_config.h"
+#include "lerobot/train/train_setup.h"
+#include "lerobot/train/update_step.h"
+
+using namespace lerobot;
+
+namespace {
+
+struct StepCounts {
+  double ops = 0, syncs = 0;
+  int64_t tensors = 0;
+};
+
+StepCounts measure(const fs::path& data, const fs::path& out, const std::string& impl, int steps,
+                   const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--policy.type=act", "--dataset.root=" + data.string(), "--batch_size=8",
+                                   "--num_workers=0", "--steps=1000", "--policy.pretrained_backbone_weights=null",
+                                   "--policy.device=cpu", "--optimizer_impl=" + impl, "--output_dir=" + out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
+  UpdateStep update(*setup);
+  setup->policy->train();
+  StepCounts c;
+  for (const auto& p : setup->policy->parameters())
+    if (p.requires_grad()) ++c.tensors;
+  for (int s = 0; s < steps + 1; ++s) {
+    const DataBatch raw = setup->loader->next();
+    const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device);
+    if (s == 0) {  // the first step initialises the optimizer state: not counted
+      update.run(batch, s);
+      continue;
+    }
+    OpCounter counter;
+    update.run(batch, s);
+    c.ops += static_cast<double>(counter.ops()) / steps;
+    c.syncs += static_cast<double>(counter.syncs()) / steps;
+  }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 3;
+  int64_t image_size = 96;
+  std::vector<std::string> extra;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--steps=", 0) == 0) steps = std::stoi(a.substr(8));
+    else if (a.rfind("--image_size=", 0) == 0) image_size = std::stoll(a.substr(13));
+    else extra.push_back(a);
+  }
+  const fs::path dir = fs::temp_directory_path() / ("lerobot_step_ops_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Reach2dEnvConfig env;
+  env.image_size = image_size;
+  const fs::path data = record_expert_dataset(env, 4, dir / "data").root;
+  const StepCounts per = measure(data, dir / "per_tensor", "per_tensor", steps, extra);
+  const StepCounts foreach = measure(data, dir / "foreach", "foreach", steps, extra);
+  fs::remove_all(dir);
+  std::printf("ACT (default sizes unless flags say otherwise), %lld parameter tensors, batch 8, %lldx%lld image, "
+              "%d counted steps each\n",
+              static_cast<long long>(per.tensors), static_cast<long long>(image_size),
+              static_cast<long long>(image_size), steps);
+  std::printf("%-28s %12s %12s\n", "optimizer step", "ops/step", "syncs/step");
+  std::printf("%-28s %12.0f %12.1f\n", "per-tensor (torch::optim)", per.ops, per.syncs);
+  std::printf("%-28s %12.0f %12.1f\n", "multi-tensor (foreach)", foreach.ops, foreach.syncs);
+  std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
+              per.ops - foreach.ops);
+  return 0;
+}

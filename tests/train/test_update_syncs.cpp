@@ -1,0 +1,93 @@
+// The training step's host synchronisations and operator count (what a GPU step waits for and
+// launches), and the device-side sums the log line is made of.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "lerobot/common/op_counter.h"
+#include "lerobot/distributed/launch_env.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/eval/record.h"
+#include "lerobot/train/batch_prep.h"
+#include "lerobot/train/metrics/device_sums.h"
+#include "lerobot/train/train_config.h"
+#include "lerobot/train/train_setup.h"
+#include "lerobot/train/update_step.h"
+
+namespace lerobot {
+namespace {
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("lerobot_update_syncs_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+struct Counts {
+  int64_t ops = 0, syncs = 0;
+};
+
+// Counts one update (after a first, uncounted one that initialises the optimizer state).
+Counts count_update(const std::string& impl, const std::string& name) {
+  Reach2dEnvConfig env;
+  env.image_size = 64;
+  static const fs::path data = record_expert_dataset(env, 3, scratch() / "reach2d").root;
+  auto setup = make_train_setup(
+      parse_train_config({"--policy.type=act", "--dataset.root=" + data.string(), "--policy.dim_model=16",
+                          "--policy.n_heads=2", "--policy.dim_feedforward=32", "--policy.n_encoder_layers=1",
+                          "--policy.n_vae_encoder_layers=1", "--policy.chunk_size=4", "--policy.n_action_steps=4",
+                          "--policy.pretrained_backbone_weights=null", "--batch_size=2", "--num_workers=0",
+                          "--steps=10", "--optimizer_impl=" + impl, "--output_dir=" + (scratch() / name).string()}),
+      LaunchEnv{}, std::nullopt);
+  UpdateStep update(*setup);
+  setup->policy->train();
+  Counts c;
+  for (int step = 0; step < 2; ++step) {
+    const DataBatch raw = setup->loader->next();
+    const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device);
+    if (step == 0) {
+      update.run(batch, step);
+      continue;
+    }
+    OpCounter counter;
+    const UpdateResult r = update.run(batch, step);
+    c.ops = counter.ops();
+    c.syncs = counter.syncs();
+    EXPECT_TRUE(r.loss.defined() && r.grad_norm.defined());
+    EXPECT_TRUE(r.values.count("l1_loss"));
+  }
+  return c;
+}
+
+TEST(UpdateStepSyncs, OneHostReadPerStepAndFewerOperatorsThanPerTensor) {
+  const Counts foreach = count_update("foreach", "foreach");
+  const Counts per_tensor = count_update("per_tensor", "per_tensor");
+  // The loss, l1/kld and the grad norm are no longer read per step; the finite check is the one
+  // read left on the foreach path (the fused path decides on the device: no read at all).
+  EXPECT_EQ(foreach.syncs, 1);
+  EXPECT_EQ(per_tensor.syncs, 1);
+  EXPECT_LT(foreach.ops, per_tensor.ops) << foreach.ops << " vs " << per_tensor.ops;
+  EXPECT_GT(per_tensor.ops - foreach.ops, 200) << "ACT's ~100 parameter tensors: several ops each per step";
+}
+
+TEST(DeviceSums, SumsAndCountsPerKeyReadOnceThenEmpty) {
+  DeviceSums sums;
+  sums.add("loss", torch::tensor(1.5f));
+  sums.add("loss", torch::tensor(2.5f));
+  sums.add("norm", torch::tensor(4.0));
+  sums.add("none", torch::Tensor());  // undefined: ignored
+  const auto taken = sums.take();
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_DOUBLE_EQ(taken.at("loss").first, 4.0);
+  EXPECT_EQ(taken.at("loss").second, 2);
+  EXPECT_DOUBLE_EQ(taken.at("norm").first, 4.0);
+  EXPECT_EQ(taken.at("norm").second, 1);
+  EXPECT_TRUE(sums.empty());
+  EXPECT_TRUE(sums.take().empty());
+}
+
+}  // namespace
+}  // namespace lerobot
