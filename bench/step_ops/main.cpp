@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ int main(int argc, char** argv) {
   const fs::path data = record_expert_dataset(env, 4, dir / "data").root;
   const StepCounts per = measure(data, dir / "per_tensor", "per_tensor", steps, extra);
   const StepCounts foreach = measure(data, dir / "foreach", "foreach", steps, extra);
+  // Fused kernels decide a non-finite step's skip on the device: the step reads nothing back.
+  // CPU has them from LibTorch 2.4 on (CUDA from 2.1).
+  std::optional<StepCounts> fused;
+  if (fused_adam_available(c10::Device(c10::kCPU))) fused = measure(data, dir / "fused", "fused", steps, extra);
   fs::remove_all(dir);
   std::printf("ACT (default sizes unless flags say otherwise), %lld parameter tensors, batch 8, %lldx%lld image, "
               "%d counted steps each\n",
@@ -85,6 +90,8 @@ int main(int argc, char** argv) {
   std::printf("%-28s %12s %12s\n", "optimizer step", "ops/step", "syncs/step");
   std::printf("%-28s %12.0f %12.1f\n", "per-tensor (torch::optim)", per.ops, per.syncs);
   std::printf("%-28s %12.0f %12.1f\n", "multi-tensor (foreach)", foreach.ops, foreach.syncs);
+  if (fused) std::printf("%-28s %12.0f %12.1f\n", "fused (device-side skip)", fused->ops, fused->syncs);
+  else std::printf("fused: not measured (this LibTorch has no fused Adam kernels for the CPU; CUDA has them from 2.1)\n");
   std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
               per.ops - foreach.ops);
   return 0;

@@ -16,6 +16,7 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/policies/inference.h"
 #include "lerobot/train/metrics/tensorboard.h"
 #include "lerobot/train/train_config.h"
@@ -164,6 +165,21 @@ TEST(Trainer, Fp16SkipsOverflowingStepsWithoutDiverging) {
   EXPECT_LE(skipped, 16);
   for (const auto& l : lines) EXPECT_TRUE(std::isfinite(l["loss"].get<double>()));
   EXPECT_LT(mean_loss(lines, 4, 6), 0.7 * mean_loss(lines, 0, 2));
+}
+
+// The fused optimizer skips a non-finite step on the device (no host read per step); the count of
+// skipped steps in a row is read at log steps and stops the run the same way.
+TEST(Trainer, NonFiniteStepsSkippedOnTheDeviceStopTheRunToo) {
+  if (!fused_adam_available(c10::Device(c10::kCPU)))
+    GTEST_SKIP() << "this LibTorch has no fused Adam kernels for the CPU (2.4+): the device-side skip runs on CUDA";
+  const fs::path out = scratch() / "nan_fused";
+  try {
+    run(tiny_run(out, 40, {"--policy.optimizer_lr=1e30", "--policy.optimizer_lr_backbone=1e30",
+                           "--max_nonfinite_steps=2", "--save_checkpoint=false", "--optimizer_impl=fused"}));
+    FAIL() << "a diverged run did not stop";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN/Inf"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Trainer, NonFiniteLossStopsNamingTheStep) {

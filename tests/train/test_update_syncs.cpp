@@ -7,6 +7,7 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/metrics/device_sums.h"
 #include "lerobot/train/train_config.h"
@@ -71,6 +72,10 @@ TEST(UpdateStepSyncs, OneHostReadPerStepAndFewerOperatorsThanPerTensor) {
   EXPECT_EQ(per_tensor.syncs, 1);
   EXPECT_LT(foreach.ops, per_tensor.ops) << foreach.ops << " vs " << per_tensor.ops;
   EXPECT_GT(per_tensor.ops - foreach.ops, 200) << "ACT's ~100 parameter tensors: several ops each per step";
+  if (fused_adam_available(c10::Device(c10::kCPU))) {  // LibTorch >= 2.4
+    const Counts fused = count_update("fused", "fused");
+    EXPECT_EQ(fused.syncs, 0) << "the fused step skips a non-finite step on the device: nothing is read back";
+  }
 }
 
 TEST(DeviceSums, SumsAndCountsPerKeyReadOnceThenEmpty) {
