@@ -94,6 +94,9 @@ TEST(BadInputs, ValuesThatWereAcceptedAndWrongAreUsageErrors) {
   expect_cli(train_args(out, {"--tolerance_s=-1"}), 2, {"tolerance_s"});
   expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "train_metrics.jsonl"});
   expect_cli(train_args(out, {"--policy.push_to_hub=true"}), 2, {"--policy.push_to_hub", "huggingface-cli"});
+  expect_cli(train_args(out, {"--dataset.image_transforms.enable=true"}), 2, {"dataset.image_transforms.enable"});
+  expect_cli(train_args(out, {"--eval_steps=5"}), 2, {"eval_steps"});
+  expect_cli(train_args(out, {"--policy.use_peft=true"}), 2, {"policy.use_peft"});
   expect_cli("dataset validate " + reach2d_dataset().string() + " --require_video", 2,
              {"--require_video", "did you mean '--require_videos'"});
   expect_cli("dataset info " + reach2d_dataset().string() + " --verbose", 2, {"--verbose"});

@@ -71,6 +71,17 @@ void TrainPipelineConfig::validate() const {
   if (env_eval_freq < 0) throw_usage("env_eval_freq must be >= 0 (0: no evaluation)", "env_eval_freq");
   if (eval_steps < 0) throw_usage("eval_steps must be >= 0", "eval_steps");
   if (prefetch_factor < 1) throw_usage("prefetch_factor must be >= 1", "prefetch_factor");
+  // LeRobot features lerobot.cpp does not have yet: refused rather than silently ignored.
+  if (dataset.image_transforms.enable)
+    throw_usage("image augmentation is not implemented in lerobot.cpp", "dataset.image_transforms.enable",
+                "drop --dataset.image_transforms.enable (training runs without augmentation)");
+  if (dataset.eval_split > 0.0 || eval_steps > 0)
+    throw_usage("the held-out eval loss is not implemented in lerobot.cpp",
+                dataset.eval_split > 0.0 ? "dataset.eval_split" : "eval_steps",
+                "drop --dataset.eval_split/--eval_steps; evaluate in a simulator with --env.type and --env_eval_freq");
+  if (policy && policy->use_peft)
+    throw_usage("parameter-efficient fine-tuning (PEFT) is not implemented in lerobot.cpp", "policy.use_peft",
+                "drop --policy.use_peft: --policy.path fine-tunes every weight");
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
                 "checkpoint_format");
