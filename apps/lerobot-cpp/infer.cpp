@@ -4,24 +4,43 @@
 #include <torch/torch.h>
 
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
 #include "lerobot/common/device.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/safetensors_torch.h"
+#include "lerobot/common/strings.h"
+#include "lerobot/datasets/lerobot_dataset.h"
 #include "lerobot/policies/inference.h"
 
 namespace lerobot::app {
 namespace {
 
 const char* kInferUsage = R"(usage: lerobot-cpp infer --policy.path=DIR --observation=FILE [--output=FILE] [--policy.device=cpu|cuda]
+       lerobot-cpp infer --policy.path=DIR --dataset.root=DATASET --frame=INDEX [--output=FILE]
 
 Loads a pretrained policy (a .../checkpoints/<step>/pretrained_model directory: config.json,
-model.safetensors, processor files), runs it on one observation and prints the first action.
+model.safetensors, processor files), runs it on one observation and prints the whole action chunk.
 FILE (safetensors) holds one tensor per input feature under LeRobot's keys, without a batch
 dimension: cameras uint8 (H, W, C) or (C, H, W), or float (C, H, W) in [0, 1]; state float (S).
+--dataset.root/--frame take the observation from frame INDEX (global index) of a LeRobot
+dataset instead, and also print the action recorded there.
 --output writes the whole predicted chunk (chunk_size, action dim), in robot units, as "action".
 )";
+
+const std::vector<std::string> kInferFlags = {"--policy.path", "--observation", "--output", "--policy.device",
+                                              "--dataset.root", "--frame"};
+
+int64_t frame_index(const std::string& value) {
+  try {
+    size_t pos = 0;
+    const long long v = std::stoll(value, &pos);
+    if (pos == value.size() && v >= 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw_usage("bad value '" + value + "' for --frame: expected a frame index >= 0", "--frame");
+}
 
 }  // namespace
 
@@ -31,19 +50,40 @@ int infer_main(const Args& input) {
     return 0;
   }
   Args args = input;
-  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device"});
-  if (!args.empty())
-    throw_usage("unknown argument '" + args.front() + "'", args.front(),
-                "lerobot-cpp infer takes --policy.path, --observation, --output and --policy.device");
+  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame"});
+  if (!args.empty()) {
+    const std::string key = args.front().substr(0, args.front().find('='));
+    const std::string near = nearest(key, kInferFlags);
+    throw_usage("unknown argument '" + args.front() + "'", key,
+                near.empty() ? "lerobot-cpp infer takes " + join(kInferFlags, ", ") : "did you mean '" + near + "'?");
+  }
   if (!flags.count("policy.path"))
     throw_usage("infer needs a policy", "--policy.path", "pass --policy.path=.../pretrained_model");
-  if (!flags.count("observation"))
-    throw_usage("infer needs an observation", "--observation",
-                "pass --observation=FILE.safetensors (one tensor per input feature)");
+  const bool from_dataset = flags.count("dataset.root") > 0;
+  if (from_dataset != (flags.count("frame") > 0))
+    throw_usage("--dataset.root and --frame go together", from_dataset ? "--frame" : "--dataset.root",
+                "pass both --dataset.root=DIR and --frame=INDEX");
+  if (from_dataset == (flags.count("observation") > 0))
+    throw_usage(from_dataset ? "give the observation once" : "infer needs an observation", "--observation",
+                "pass --observation=FILE.safetensors (one tensor per input feature), or --dataset.root=DIR --frame=N");
   const torch::Device device = resolve_device(flags.count("policy.device") ? flags["policy.device"] : "cpu");
 
   InferencePolicy policy(flags["policy.path"], device);
-  const TensorMap observation = load_safetensors(flags["observation"]);
+  TensorMap observation;
+  std::optional<torch::Tensor> recorded;
+  if (from_dataset) {
+    LeRobotDataset ds(flags["dataset.root"]);
+    const int64_t index = frame_index(flags["frame"]);
+    if (index >= ds.num_frames())
+      throw_usage("--frame=" + flags["frame"] + " is past the dataset's last frame " + std::to_string(ds.num_frames() - 1),
+                  "--frame");
+    DatasetItem item = ds.get_item(index);
+    for (auto& [k, v] : item.tensors) observation[k] = v;
+    if (item.tensors.count("action")) recorded = item.tensors.at("action");
+    flags["observation"] = flags["dataset.root"] + " frame " + flags["frame"];
+  } else {
+    observation = load_safetensors(flags["observation"]);
+  }
   torch::Tensor chunk;
   try {
     chunk = policy.predict_action_chunk(observation);
@@ -52,10 +92,19 @@ int infer_main(const Args& input) {
     throw_data(e.problem(), flags["observation"],
                e.fix().empty() ? "save one tensor per input feature of config.json under its key" : e.fix());
   }
-  std::cout << "action chunk " << chunk.size(0) << " x " << chunk.size(1) << "; first action:";
-  const torch::Tensor first = chunk[0].to(torch::kDouble).contiguous();
-  for (int64_t i = 0; i < first.size(0); ++i) std::cout << " " << first[i].item<double>();
-  std::cout << "\n";
+  std::cout << "action chunk " << chunk.size(0) << " x " << chunk.size(1) << " (robot units, one action per line):\n";
+  const torch::Tensor all = chunk.to(torch::kDouble).contiguous();
+  for (int64_t t = 0; t < all.size(0); ++t) {
+    std::cout << "  [" << t << "]";
+    for (int64_t i = 0; i < all.size(1); ++i) std::cout << " " << all[t][i].item<double>();
+    std::cout << "\n";
+  }
+  if (recorded) {
+    const torch::Tensor r = recorded->to(torch::kDouble).flatten();
+    std::cout << "recorded action at that frame:";
+    for (int64_t i = 0; i < r.numel(); ++i) std::cout << " " << r[i].item<double>();
+    std::cout << "\n";
+  }
   if (flags.count("output")) save_safetensors(flags["output"], {{"action", chunk.contiguous()}});
   return 0;
 }

@@ -1,11 +1,13 @@
 // lerobot-cpp: dispatches to a subcommand and maps errors to exit codes (see common/error.h).
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 
 #include <cstdio>
 #include <iostream>
 
 #include "commands.h"
 #include "lerobot/common/error.h"
+#include "lerobot/common/version.h"
 
 namespace {
 
@@ -20,7 +22,7 @@ commands:
   estimate   estimate memory and time of a training run
   infer      run a pretrained policy on one observation file (safetensors), print its actions
 
-Run 'lerobot-cpp <command> --help' for the flags of a command.
+Run 'lerobot-cpp <command> --help' for the flags of a command; 'lerobot-cpp --version' for the version.
 )";
 
 }  // namespace
@@ -31,6 +33,11 @@ int main(int argc, char** argv) {
   if (words.empty() || words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
     std::cout << kUsage;
     return words.empty() ? 2 : 0;
+  }
+  if (words[0] == "--version" || words[0] == "version") {
+    std::cout << "lerobot-cpp " << kLerobotCppVersion << " (LibTorch " << TORCH_VERSION << "; " << kDatasetVersions
+              << "; " << kLerobotReference << ")\n";
+    return 0;
   }
   const std::string command = words[0];
   const app::Args args(words.begin() + 1, words.end());

@@ -54,6 +54,18 @@ LauncherFlags take_launcher_flags(Args& args) {
     else if (name == "main_process_ip") lf.main_process_ip = value;
     else lf.main_process_port = to_int(value, flag);
   }
+  if (lf.num_processes < 1)
+    throw_usage("--num_processes must be >= 1, got " + std::to_string(lf.num_processes), "--num_processes",
+                "pass --num_processes=N with N the GPUs (or CPU processes) to use on this machine");
+  if (lf.num_machines < 1)
+    throw_usage("--num_machines must be >= 1, got " + std::to_string(lf.num_machines), "--num_machines");
+  if (lf.machine_rank < 0 || lf.machine_rank >= lf.num_machines)
+    throw_usage("--machine_rank must be in [0, " + std::to_string(lf.num_machines) + "), got " +
+                    std::to_string(lf.machine_rank),
+                "--machine_rank");
+  if (lf.main_process_port < 0 || lf.main_process_port > 65535)
+    throw_usage("--main_process_port must be a TCP port (0-65535), got " + std::to_string(lf.main_process_port),
+                "--main_process_port");
   return lf;
 }
 
@@ -86,7 +98,11 @@ int train_main(const Args& input) {
                  "pretrained_model; --config_path=FILE applies a YAML/JSON config before the flags;\n"
                  "--resume=true --config_path=OUT/checkpoints/last/pretrained_model continues a run.\n"
                  "--batch_size is per process: the effective batch is batch_size x processes x\n"
-                 "accumulation steps; the learning rate is never scaled for you.\n\n"
+                 "accumulation steps; the learning rate is never scaled for you.\n"
+                 "Without --dataset.root (and without --config_path or --policy.path) it runs the built-in\n"
+                 "DEMO: ACT on reach2d expert demonstrations generated into the cache, then an evaluation.\n"
+                 "--wandb.enable and --policy.push_to_hub are refused (metrics: train_metrics.jsonl and\n"
+                 "tensorboard/ in the output dir; upload with huggingface-cli).\n\n"
               << kLauncherHelp << "\nflags:\n";
     print_help(cfg, std::cout);
     return 0;
@@ -94,12 +110,14 @@ int train_main(const Args& input) {
   Args args = input;
   const LauncherFlags lf = take_launcher_flags(args);
   const bool demo = !has_flag_prefix(args, "--dataset") && !has_flag_prefix(args, "--config_path") &&
-                    !has_flag_prefix(args, "--policy.path");
+                    !has_flag_prefix(args, "--policy.path") && !has_flag_prefix(args, "--resume=true");
   if (demo) args.insert(args.begin(), kDemoDefaults.begin(), kDemoDefaults.end());
   // Parse before launching anything: a typo fails here, in the launcher, before any work starts.
   TrainPipelineConfig cfg = parse_train_config(args);
   if (demo) {
-    LOG_INFO << "No --dataset.root: training on the built-in " << cfg.env->type() << " demonstrations";
+    LOG_INFO << "DEMO mode (no --dataset.root given): training " << cfg.policy->type() << " on the built-in "
+             << cfg.env->type() << " demonstrations (" << kDemoEpisodes
+             << " episodes, generated once into the cache); pass --dataset.root=DIR to train on your data";
     const fs::path root = ensure_builtin_dataset(*cfg.env, kDemoEpisodes);
     args.push_back("--dataset.root=" + root.string());
     cfg.dataset.root = root.string();

@@ -8,20 +8,48 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "lerobot/common/error.h"
 
 namespace lerobot {
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_data("cannot open file: " + std::string(std::strerror(errno)), path.string(),
-                      "check that the path exists and is readable");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    throw_data("cannot open file: " + std::string(std::strerror(errno)), path.string(),
+               "check that the path exists and is readable");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw_data("not a regular file (a device, FIFO or directory cannot be read as one)", path.string(),
+               "replace it with the real file");
+  }
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw_data("file is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_bytes) +
+                   " this kind of file may have",
+               path.string(), "the file is damaged or not what its name says");
+  }
+  std::string out;
+  out.reserve(static_cast<size_t>(st.st_size));
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string err = std::strerror(errno);
+      ::close(fd);
+      throw_data("read failed: " + err, path.string());
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max_bytes) {  // a file growing while read
+      ::close(fd);
+      throw_data("file exceeds " + std::to_string(max_bytes) + " bytes", path.string());
+    }
+  }
+  ::close(fd);
+  return out;
 }
 
 void fsync_dir(const fs::path& dir) {
@@ -69,6 +97,11 @@ MappedFile::MappedFile(const fs::path& path) : path_(path) {
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     throw_data("cannot stat file", path.string());
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw_data("not a regular file (a device, FIFO or directory cannot be read as one)", path.string(),
+               "replace it with the real file");
   }
   size_ = static_cast<size_t>(st.st_size);
   if (size_ > 0) {

@@ -12,7 +12,13 @@ namespace lerobot {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path);  // throws a data error naming the file
+// The largest JSON/JSONL/YAML file read whole (metadata, configs, processor files): 256 MiB, far
+// above any real one (a 10k-episode episodes_stats.jsonl is ~50 MB).
+inline constexpr std::uintmax_t kMaxTextFileBytes = 256ull << 20;
+
+// Reads a whole regular file. Throws a data error naming the file when it cannot be opened, is
+// not a regular file (a FIFO or a link to /dev/zero would never end), or exceeds max_bytes.
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes = kMaxTextFileBytes);
 
 // Writes to "<path>.tmp-<pid>", fsyncs it, renames over `path` and fsyncs the directory, so a
 // reader sees either the old or the new file, never a half-written one.

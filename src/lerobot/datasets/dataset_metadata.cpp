@@ -129,7 +129,8 @@ Json parse_json_file(const fs::path& p) {
   try {
     return Json::parse(read_file(p));
   } catch (const Json::exception& e) {
-    throw_data(std::string("invalid JSON: ") + e.what(), p.string(), "restore the file from the hub");
+    throw_data(std::string("invalid JSON: ") + e.what(), p.string(),
+               "restore the file from where the dataset came from (a copy, or the Hub for a downloaded one)");
   }
 }
 
@@ -176,8 +177,12 @@ void read_info(DatasetMetadata& m) {
   if (!j.contains("codebase_version") || !j["codebase_version"].is_string())
     throw_data("missing 'codebase_version'", w);
   m.codebase_version = j["codebase_version"].get<std::string>();
-  if (m.codebase_version.rfind("v3", 0) != 0 && m.codebase_version.rfind("v2", 0) != 0)
-    throw_data("unsupported codebase_version " + m.codebase_version, w, "use a v3.0 or v2.1 dataset");
+  if (m.codebase_version.rfind("v3", 0) != 0 && m.codebase_version != "v2.1")
+    throw_data("unsupported codebase_version " + m.codebase_version + " (lerobot.cpp reads v3.0 and v2.1)", w,
+               m.codebase_version.rfind("v2", 0) == 0
+                   ? "convert it with LeRobot's scripts to v2.1, then to v3.0 "
+                     "(python -m lerobot.scripts.convert_dataset_v21_to_v30)"
+                   : "use a v3.0 or v2.1 dataset");
   m.fps = get_int(j, "fps", w);
   if (m.fps <= 0) throw_data("fps must be positive", w);
   m.total_episodes = get_int(j, "total_episodes", w);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lerobot/common/error.h"
+#include "lerobot/datasets/video_checks.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/video/frame_lookup.h"
 
@@ -171,7 +172,7 @@ torch::Tensor LeRobotDataset::decode_frames(const std::string& key, const std::v
   };
   if (!fs::exists(path))
     throw_data("video file missing for " + where() + ", camera '" + key + "'", path.string(),
-               "restore the dataset's videos/ folder (or train without this camera)");
+               "restore the dataset's videos/ folder");
   try {
     DecoderCache::Lease dec = decoders_->acquire(path.string());
     const int64_t h = dec->height(), w = dec->width();
@@ -259,7 +260,9 @@ std::shared_ptr<LeRobotDataset> make_dataset(const DatasetConfig& cfg, const Del
   o.delta_indices = delta_indices;
   o.tolerance_s = tolerance_s;
   o.return_uint8 = true;
-  return std::make_shared<LeRobotDataset>(fs::path(*cfg.root), o);
+  auto ds = std::make_shared<LeRobotDataset>(fs::path(*cfg.root), o);
+  check_video_streams(ds->meta(), ds->episode_of(ds->episode_ranges().front().first));
+  return ds;
 }
 
 }  // namespace lerobot

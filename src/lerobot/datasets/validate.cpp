@@ -8,6 +8,8 @@
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/dataset_metadata.h"
 #include "lerobot/io/parquet/parquet_file.h"
+#include "lerobot/datasets/video_checks.h"
+#include "lerobot/io/video/frame_lookup.h"
 #include "lerobot/io/video/video_probe.h"
 
 namespace lerobot {
@@ -182,7 +184,7 @@ void check_videos(Ctx& c, const DatasetMetadata& m, const ValidateOptions& o) {
     return;
   }
   std::map<std::string, VideoInfo> probed;
-  std::map<std::string, double> expect_from;
+  std::map<std::string, double> expect_from, last_frame;
   for (const auto& e : m.episodes) {
     for (const auto& [k, v] : e.videos) {
       const fs::path path = m.root / v.file;
@@ -192,6 +194,7 @@ void check_videos(Ctx& c, const DatasetMetadata& m, const ValidateOptions& o) {
         try {
           probed[path.string()] = probe_video(path.string());
         } catch (const Error& err) { c.bad(path, id + err.what()); continue; }
+        for (const auto& problem : video_stream_problems(m, k, probed[path.string()])) c.bad(path, problem);
         const auto& fi = m.feature(k).info;
         if (fi.is_object() && fi.contains("video.codec") && fi["video.codec"] != probed[path.string()].codec)
           c.bad(path, "codec " + probed[path.string()].codec + " differs from info.json");
@@ -205,8 +208,15 @@ void check_videos(Ctx& c, const DatasetMetadata& m, const ValidateOptions& o) {
       if (v.to_timestamp > vi.duration_s + 1e-4)
         c.bad(path, id + "to_timestamp " + std::to_string(v.to_timestamp) + " is past the video's end " + std::to_string(vi.duration_s));
       want_from = v.to_timestamp;
+      double& last = last_frame[path.string()];
+      last = std::max(last, v.to_timestamp - 1.0 / double(m.fps));
     }
   }
+  // A truncated file can keep a header that promises every frame: decode the last one it must hold.
+  for (const auto& [path, ts] : last_frame)
+    if (probed.count(path))
+      if (auto err = undecodable_frame(path, ts, kDefaultFrameToleranceS))
+        c.bad(path, "the frame at " + std::to_string(ts) + " s (the last one an episode needs) cannot be decoded: " + *err);
   for (const auto& [path, end] : expect_from)
     if (probed.count(path) && std::fabs(probed[path].duration_s - end) > 1e-3)
       c.bad(path, "video lasts " + std::to_string(probed[path].duration_s) + " s but its last episode ends at " + std::to_string(end));

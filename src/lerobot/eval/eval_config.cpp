@@ -6,6 +6,7 @@
 
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/fs.h"
+#include "lerobot/common/strings.h"
 #include "lerobot/policies/register_policies.h"
 
 namespace lerobot {
@@ -61,9 +62,28 @@ EvalPipelineConfig parse_eval_config(const std::vector<std::string>& words) {
   register_eval_configs();
   EvalPipelineConfig cfg;
   std::vector<Flag> flags = parse_flag_words(words);
-  if (!take_policy_path_flag(flags, cfg.policy))
+  if (!take_policy_path_flag(flags, cfg.policy)) {
+    std::vector<std::string> keys;
+    for (const auto& f : flags) keys.push_back(f.key);
+    const std::string near = nearest("policy.path", keys);
     throw_usage("--policy.path is required", "--policy.path",
-                "pass --policy.path=<output_dir>/checkpoints/last/pretrained_model");
+                near.empty() ? "pass --policy.path=<output_dir>/checkpoints/last/pretrained_model"
+                             : "did you mean --policy.path instead of --" + near + "?");
+  }
+  // The camera size the policy was trained with (config.json records (C, H, W)), unless given.
+  bool has_env_type = false, has_size = false;
+  for (const auto& f : flags) {
+    has_env_type = has_env_type || f.key == "env.type";
+    has_size = has_size || f.key == "env.image_size";
+  }
+  if (has_env_type && !has_size)
+    for (const auto& key : cfg.policy->image_feature_keys()) {
+      const auto& shape = cfg.policy->input_features.at(key).shape;
+      if (shape.size() == 3 && shape[1] == shape[2]) {
+        flags.push_back({"env.image_size", std::to_string(shape[1])});
+        break;
+      }
+    }
   apply_flags(cfg, std::move(flags));
   return cfg;
 }

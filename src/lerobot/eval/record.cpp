@@ -4,7 +4,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
 #include <cstdlib>
 
 #include "lerobot/common/error.h"
@@ -14,6 +18,16 @@
 #include "lerobot/envs/make_env.h"
 
 namespace lerobot {
+namespace {
+// "HH:MM:SS", or "--:--:--" when unknown.
+std::string format_eta(double seconds) {
+  if (!(seconds >= 0) || seconds > 1e8) return "--:--:--";
+  const long long t = static_cast<long long>(seconds + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%02lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
+  return buf;
+}
+}  // namespace
 
 std::string task_description(const std::string& task) {
   if (task == "reach2d") return "Move the blue disc onto the green square.";
@@ -47,6 +61,7 @@ RecordResult record_expert_dataset(const EnvConfig& env_cfg, int64_t num_episode
   int64_t seed = options.seed, failures_in_row = 0;
   std::vector<std::map<std::string, torch::Tensor>> frames;
   std::vector<float> action(spec.action_dim);
+  const auto started = std::chrono::steady_clock::now();
   while (result.num_episodes < num_episodes) {
     env->reset(static_cast<uint64_t>(seed));
     expert->reset();
@@ -70,9 +85,14 @@ RecordResult record_expert_dataset(const EnvConfig& env_cfg, int64_t num_episode
       result.num_frames += static_cast<int64_t>(frames.size());
       ++result.num_episodes;
       failures_in_row = 0;
-      if (options.log_progress) {
-        LOG_INFO << "recorded episode " << result.num_episodes << "/" << num_episodes << " (seed " << seed << ", "
-                 << frames.size() << " frames)";
+      // One line per ~10 % (and the last), with rate and ETA, instead of one line per episode.
+      const int64_t every = std::max<int64_t>(1, num_episodes / 10);
+      if (options.log_progress && (result.num_episodes % every == 0 || result.num_episodes == num_episodes)) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double rate = elapsed > 0 ? double(result.num_episodes) / elapsed : 0.0;
+        LOG_INFO << "recorded episode " << result.num_episodes << "/" << num_episodes << " (" << result.num_frames
+                 << " frames, " << std::fixed << std::setprecision(2) << rate << " episodes/s, ETA "
+                 << format_eta(rate > 0 ? double(num_episodes - result.num_episodes) / rate : -1.0) << ")";
       }
     } else {
       result.failed_seeds.push_back(seed);

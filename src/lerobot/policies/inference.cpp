@@ -9,6 +9,9 @@ namespace lerobot {
 
 InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device)
     : policy_(load_pretrained(dir, std::nullopt, device)), processors_(load_policy_processors(dir)), device_(device) {
+  if (const auto problems = normalizer_stat_problems(processors_.normalizer); !problems.empty())
+    throw_checkpoint("the policy's normalizer cannot normalize: " + problems.front(),
+                     (dir / kNormalizerStateFile).string(), "copy the whole pretrained_model directory again");
   processors_.normalizer.to(device_);
   processors_.unnormalizer.to(torch::kCPU);
   policy_->eval();
@@ -37,6 +40,10 @@ Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& obser
       if (!chw) x = x.permute({2, 0, 1});
       x = x.scalar_type() == torch::kUInt8 ? x.to(torch::kFloat32).div(255.0) : x.to(torch::kFloat32);
     } else {
+      if (x.sizes().vec() != shape)
+        throw_usage("'" + key + "' has shape " + c10::str(x.sizes()) + ", expected " +
+                        c10::str(c10::IntArrayRef(shape)) + " (config.json input_features, no batch dim)",
+                    key, "give '" + key + "' the size the policy was trained with");
       x = x.to(torch::kFloat32);
     }
     batch[key] = x.unsqueeze(0).to(device_);

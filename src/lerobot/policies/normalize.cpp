@@ -109,4 +109,51 @@ void Normalizer::to(const torch::Device& device) {
     for (auto& s : f.second) s.second = s.second.to(device);
 }
 
+namespace {
+std::string dims(torch::IntArrayRef s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+// `stat` broadcasts to `feature` without growing it (aligned from the right; extra leading 1s).
+bool fits(torch::IntArrayRef stat, const std::vector<int64_t>& feature) {
+  const int64_t ns = static_cast<int64_t>(stat.size()), nf = static_cast<int64_t>(feature.size());
+  for (int64_t i = 1; i <= ns; ++i) {
+    const int64_t s = stat[ns - i];
+    if (i > nf ? s != 1 : (s != 1 && s != feature[nf - i])) return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::vector<std::string> normalizer_stat_problems(const Normalizer& n) {
+  std::vector<std::string> out;
+  for (const auto& [key, feature] : n.features()) {
+    if (feature.type == "ACTION" && key != "action") continue;  // normalize() leaves those alone
+    auto mode_it = n.norm_map().find(feature.type);
+    const std::string mode = mode_it == n.norm_map().end() ? "IDENTITY" : mode_it->second;
+    if (mode == "IDENTITY") continue;
+    auto st = n.stats().find(key);
+    const std::vector<const char*> need = mode == "MEAN_STD"   ? std::vector<const char*>{"mean", "std"}
+                                          : mode == "MIN_MAX"   ? std::vector<const char*>{"min", "max"}
+                                          : mode == "QUANTILES" ? std::vector<const char*>{"q01", "q99"}
+                                                                : std::vector<const char*>{"q10", "q90"};
+    if (st == n.stats().end()) {
+      out.push_back("'" + key + "' has no stats (" + mode + " normalization of " + feature.type + " features needs " +
+                    need[0] + " and " + need[1] + ")");
+      continue;
+    }
+    for (const char* name : need) {
+      auto it = st->second.find(name);
+      if (it == st->second.end())
+        out.push_back("'" + key + "' has no '" + name + "' stat (" + mode + " normalization needs it)");
+      else if (!fits(it->second.sizes(), feature.shape))
+        out.push_back("'" + key + "/" + name + "' has shape " + dims(it->second.sizes()) + ", which does not fit the "
+                      "feature's shape " + dims(feature.shape));
+    }
+  }
+  return out;
+}
+
 }  // namespace lerobot

@@ -57,4 +57,9 @@ class Normalizer {
   double eps_ = 1e-8;
 };
 
+// What keeps `n` from normalizing every feature it handles: a feature whose mode is not IDENTITY
+// with no stats, a stat that mode needs missing, or a stat whose shape does not broadcast to the
+// feature's shape. Each entry names the feature (and stat). Empty: usable.
+std::vector<std::string> normalizer_stat_problems(const Normalizer& n);
+
 }  // namespace lerobot

@@ -25,7 +25,9 @@ void PolicyConfig::visit_base(FieldVisitor& v) {
   field(v, "device", device, "Device: cpu or cuda (auto-selected when null)");
   field(v, "use_amp", use_amp, "Use automatic mixed precision at inference (training uses --accelerator.mixed_precision)");
   field(v, "use_peft", use_peft, "Parameter-efficient fine-tuning (not supported; must stay false)");
-  field(v, "push_to_hub", push_to_hub, "Push to the Hugging Face hub (never done by lerobot.cpp)");
+  field(v, "push_to_hub", push_to_hub,
+        "Push to the Hugging Face hub: not available, true is refused (LeRobot's default is true; upload the "
+        "pretrained_model folder with huggingface-cli)");
   field(v, "repo_id", repo_id, "Hub repo id for the trained policy");
   field(v, "private", private_, "Hub repo visibility");
   field(v, "tags", tags, "Hub tags");
@@ -62,8 +64,14 @@ bool take_policy_path_flag(std::vector<Flag>& flags, ChoicePtr<PolicyConfig>& po
   if (!fs::exists(cfg_file))
     throw_usage("no config.json in the policy directory", cfg_file.string(),
                 "--policy.path must point at a pretrained_model directory");
-  apply_choice_json(policy, load_json_or_yaml(cfg_file), "policy");
+  const Json j = load_json_or_yaml(cfg_file);
+  apply_choice_json(policy, j, "policy");
   policy->pretrained_path = path;
+  // The checkpoint's input order (camera token order) is config.json's key order.
+  policy->input_feature_order.clear();
+  if (j.contains("input_features") && j["input_features"].is_object())
+    for (auto f = j["input_features"].begin(); f != j["input_features"].end(); ++f)
+      policy->input_feature_order.push_back(f.key());
   return true;
 }
 

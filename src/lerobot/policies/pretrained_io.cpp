@@ -50,6 +50,7 @@ std::unique_ptr<PolicyConfig> load_policy_config(const fs::path& path, const std
   std::unique_ptr<PolicyConfig> config = it->second();
   try {
     apply_json(*config, j, "config.json");
+    config->validate();  // e.g. a chunk_size of 0 is refused here, not deep inside the model
   } catch (const Error& e) {
     throw_checkpoint(e.problem(), path.string() + (e.where().empty() ? "" : " (" + e.where() + ")"), e.fix());
   }
@@ -74,7 +75,15 @@ PolicyPtr load_pretrained_weights(const PolicyConfig& config, const fs::path& di
   const fs::path model = dir / kModelFile;
   if (!fs::exists(model))
     throw_checkpoint("model.safetensors is missing", model.string(), "point at a complete pretrained_model directory");
-  policy->load_state_dict(load_safetensors(model), model.string());
+  TensorMap weights;
+  try {
+    weights = load_safetensors(model);
+  } catch (const Error& e) {  // a damaged weights file is a checkpoint problem, not a dataset one
+    if (e.kind() != ErrorKind::kData) throw;
+    throw_checkpoint(e.problem(), e.where().empty() ? model.string() : e.where(),
+                     "model.safetensors is damaged: copy the whole pretrained_model directory again");
+  }
+  policy->load_state_dict(weights, model.string());
   if (device) policy->to(*device);
   policy->eval();
   return policy;

@@ -99,6 +99,9 @@ void remove_stale_checkpoint_temps(const fs::path& output_dir) {
 }
 
 fs::path resolve_checkpoint_dir(const std::string& config_path) {
+  if (config_path.empty())
+    throw_usage("--resume=true needs the checkpoint to continue", "--config_path",
+                "pass --config_path=<output_dir>/checkpoints/last/pretrained_model");
   fs::path p = fs::absolute(config_path);
   if (p.filename() == kTrainConfigFile) p = p.parent_path();
   if (p.filename() == kPretrainedModelDir) p = p.parent_path();

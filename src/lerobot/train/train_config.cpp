@@ -6,6 +6,7 @@
 
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/fs.h"
+#include "lerobot/common/logging.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/policies/register_policies.h"
 
@@ -68,6 +69,25 @@ void TrainPipelineConfig::validate() const {
   if (max_nonfinite_steps < 1) throw_usage("max_nonfinite_steps must be >= 1", "max_nonfinite_steps");
   parse_optimizer_impl(optimizer_impl);
   if (num_workers < 0) throw_usage("num_workers must be >= 0", "num_workers");
+  if (!(tolerance_s >= 0.0))
+    throw_usage("tolerance_s must be >= 0 seconds, got " + std::to_string(tolerance_s), "tolerance_s",
+                "pass --tolerance_s=1e-4 (LeRobot's default)");
+  if (seed && *seed < 0) throw_usage("seed must be >= 0, got " + std::to_string(*seed), "seed");
+  if (log_freq < 0) throw_usage("log_freq must be >= 0 (0: no metric lines)", "log_freq");
+  if (env_eval_freq < 0) throw_usage("env_eval_freq must be >= 0 (0: no evaluation)", "env_eval_freq");
+  if (eval_steps < 0) throw_usage("eval_steps must be >= 0", "eval_steps");
+  if (prefetch_factor < 1) throw_usage("prefetch_factor must be >= 1", "prefetch_factor");
+  // LeRobot features lerobot.cpp does not have yet: refused rather than silently ignored.
+  if (dataset.image_transforms.enable)
+    throw_usage("image augmentation is not implemented in lerobot.cpp", "dataset.image_transforms.enable",
+                "drop --dataset.image_transforms.enable (training runs without augmentation)");
+  if (dataset.eval_split > 0.0 || eval_steps > 0)
+    throw_usage("the held-out eval loss is not implemented in lerobot.cpp",
+                dataset.eval_split > 0.0 ? "dataset.eval_split" : "eval_steps",
+                "drop --dataset.eval_split/--eval_steps; evaluate in a simulator with --env.type and --env_eval_freq");
+  if (policy && policy->use_peft)
+    throw_usage("parameter-efficient fine-tuning (PEFT) is not implemented in lerobot.cpp", "policy.use_peft",
+                "drop --policy.use_peft: --policy.path fine-tunes every weight");
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
                 "checkpoint_format");
@@ -75,6 +95,26 @@ void TrainPipelineConfig::validate() const {
     throw_usage("sharded data parallelism is not supported yet", "parallelism.dp_shard",
                 "use --parallelism.dp_shard=1 (plain data parallelism)");
 }
+
+namespace {
+
+bool truthy(const std::string& v) { return v == "true" || v == "True" || v == "1" || v == "yes"; }
+
+// Flags of LeRobot features lerobot.cpp does not have: refused, naming what to use instead.
+void refuse_unavailable_features(const std::vector<Flag>& flags) {
+  for (const auto& f : flags) {
+    if (f.key == "wandb.enable" && truthy(f.value))
+      throw_usage("Weights & Biases logging is not available in lerobot.cpp", "--wandb.enable",
+                  "drop --wandb.enable: every metric goes to <output_dir>/train_metrics.jsonl and "
+                  "<output_dir>/tensorboard/ (tensorboard --logdir=<output_dir>)");
+    if (f.key == "policy.push_to_hub" && truthy(f.value))
+      throw_usage("lerobot.cpp does not upload to the Hugging Face Hub", "--policy.push_to_hub",
+                  "drop --policy.push_to_hub (our default is false; LeRobot's is true) and upload after training: "
+                  "huggingface-cli upload <repo_id> <output_dir>/checkpoints/last/pretrained_model");
+  }
+}
+
+}  // namespace
 
 TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   register_all_configs();
@@ -97,6 +137,7 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   }
 
   take_policy_path_flag(flags, cfg.policy);
+  refuse_unavailable_features(flags);
 
   bool has_mp = false;
   for (const auto& f : flags) has_mp = has_mp || f.key == "accelerator.mixed_precision";
@@ -104,6 +145,21 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     flags.push_back({"accelerator.mixed_precision", env});
 
   apply_flags(cfg, std::move(flags));
+  if (cfg.resume && !cfg.checkpoint_path)
+    throw_usage("--resume=true needs the checkpoint to continue", "--config_path",
+                "pass --config_path=<output_dir>/checkpoints/last/pretrained_model");
+  // Only a file (a LeRobot train_config.json or config.json, where push_to_hub defaults to true)
+  // can still have set them: nothing is uploaded from here, say so and go on.
+  if (cfg.wandb.enable) {
+    LOG_WARNING << "wandb.enable=true in the config file: W&B is not available in lerobot.cpp; metrics go to "
+                   "train_metrics.jsonl and tensorboard/ in the output dir";
+    cfg.wandb.enable = false;
+  }
+  if (cfg.policy && cfg.policy->push_to_hub) {
+    LOG_WARNING << "policy.push_to_hub=true in the config file: lerobot.cpp does not upload; upload "
+                   "checkpoints/last/pretrained_model with huggingface-cli";
+    cfg.policy->push_to_hub = false;
+  }
   return cfg;
 }
 

@@ -64,7 +64,7 @@ struct WandBConfig : Config {
   std::optional<std::string> run_id;
   std::optional<std::string> mode;
   void visit(FieldVisitor& v) override {
-    field(v, "enable", enable, "Weights & Biases logging (not available: use the JSONL/TensorBoard logs)");
+    field(v, "enable", enable, "Weights & Biases logging: not available, true is refused (use train_metrics.jsonl / tensorboard/)");
     field(v, "disable_artifact", disable_artifact, "Do not upload checkpoints as artifacts");
     field(v, "project", project, "W&B project");
     field(v, "entity", entity, "W&B entity");

@@ -47,6 +47,11 @@ void TrainLogger::banner() {
   if (!s_.is_main()) return;
   const int64_t accum = s_.cfg.accelerator.gradient_accumulation.steps;
   LOG_INFO << "Output dir: " << s_.output_dir.string();
+  LOG_INFO << "Metrics: " << (s_.output_dir / kMetricsJsonl).string() << " (JSON lines) and TensorBoard events in "
+           << (s_.output_dir / kTensorBoardDir).string() << " (tensorboard --logdir=" << s_.output_dir.string() << ")";
+  // The resolved configuration (LeRobot logs it too), also kept beside the logs from the start.
+  write_train_config(s_.cfg, s_.output_dir);
+  LOG_INFO << "Config (" << (s_.output_dir / "train_config.json").string() << "):\n" << dump_pretty(to_json(s_.cfg), 2);
   LOG_INFO << "Dataset: " << s_.dataset->root().string() << " (" << s_.dataset->num_frames() << " frames, "
            << s_.dataset->num_episodes() << " episodes)";
   LOG_INFO << "Policy: " << s_.cfg.policy->type() << ", " << format_big_number(count_params(*s_.policy, true))

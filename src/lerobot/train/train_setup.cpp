@@ -13,8 +13,10 @@
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/train/checkpoint.h"
+#include "lerobot/train/finetune.h"
 #include "lerobot/train/policy_features.h"
 #include "lerobot/train/rng_state.h"
+#include "lerobot/train/train_checks.h"
 #include "lerobot/train/train_checkpoint.h"
 
 namespace lerobot {
@@ -80,13 +82,10 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // Output directory and job name.
   if (!cfg.job_name) cfg.job_name = default_job_name(cfg);
   s->output_dir = cfg.output_dir ? fs::path(*cfg.output_dir) : default_output_dir(*cfg.job_name, *s->group);
+  check_output_dir(cfg.output_dir.value_or(s->output_dir.string()), s->output_dir, cfg.resume);
   cfg.output_dir = s->output_dir.string();
-  if (!cfg.resume && fs::exists(s->output_dir) && !fs::is_empty(s->output_dir))
-    throw_usage("output directory " + s->output_dir.string() + " already exists and resume is false", "--output_dir",
-                "choose another --output_dir, or continue it with --resume=true "
-                "--config_path=" + (s->output_dir / "checkpoints/last/pretrained_model").string());
   s->group->barrier();  // every rank checked before rank 0 creates it
-  if (s->is_main()) fs::create_directories(s->output_dir);
+  if (s->is_main()) create_output_dir(s->output_dir);
 
   s->seed = cfg.seed.value_or(0);
   set_seed(s->seed);
@@ -97,19 +96,31 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                                                     cfg.policy->action_delta_indices());
   s->dataset = make_dataset(cfg.dataset, deltas, cfg.tolerance_s);
   fill_policy_features(*cfg.policy, s->dataset->meta());
+  cfg.batch_size = fit_batch_size(
+      cfg.batch_size,
+      EpisodeAwareSampler(s->dataset->episode_ranges(), 0, cfg.policy->drop_n_last_frames(), false).size(),
+      s->group->world_size(), s->is_main());
 
-  // Policy and processors: from the checkpoint when resuming, fresh otherwise.
+  // Policy and processors: from the checkpoint when resuming, fresh otherwise (weights from
+  // --policy.path when fine-tuning).
   if (resume_from) {
     s->policy = load_pretrained(*resume_from / kPretrainedModelDir, cfg.policy->type(), s->device);
     s->processors = load_policy_processors(*resume_from / kPretrainedModelDir);
   } else {
-    PolicyBuildOptions opts;
-    opts.device = s->device;
-    s->policy = make_policy(*cfg.policy, opts);
+    if (cfg.policy->pretrained_path) {  // fine-tuning: the checkpoint's weights, the new dataset's stats (§8.3)
+      s->policy = load_finetune_policy(*cfg.policy, s->dataset->meta(), cfg.rename_map, s->device);
+    } else {
+      PolicyBuildOptions opts;
+      opts.device = s->device;
+      s->policy = make_policy(*cfg.policy, opts);
+    }
     Stats stats = s->dataset->meta().stats;
     if (cfg.dataset.use_imagenet_stats) apply_imagenet_stats(stats, s->dataset->camera_keys());
     s->processors = make_policy_processors(*cfg.policy, stats, s->device.str());
   }
+  check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / kNormalizerStateFile
+                                                      : s->dataset->root() / "meta/stats.json",
+                            resume_from.has_value());
   s->processors.rename_map = cfg.rename_map;
   s->processors.normalizer.to(s->device);
 
@@ -143,6 +154,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   if (resume_from) {
     remove_stale_checkpoint_temps(s->output_dir);
     s->start_step = load_training_state(*s, *resume_from);
+    check_resume_position(s->output_dir, *resume_from, s->start_step, s->cfg.steps);
     LOG_INFO << "Resuming from " << resume_from->string() << " at step " << s->start_step;
   }
 

@@ -177,7 +177,7 @@ void TensorBoardWriter::flush() {
 }
 
 TensorBoardEvents read_tensorboard_events(const fs::path& path) {
-  const std::string bytes = read_file(path);
+  const std::string bytes = read_file(path, std::uintmax_t(1) << 36);  // event files grow with the run
   TensorBoardEvents out;
   size_t off = 0;
   const auto* base = reinterpret_cast<const uint8_t*>(bytes.data());

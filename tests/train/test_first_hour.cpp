@@ -1,0 +1,97 @@
+// #15 first-hour friction through the built lerobot-cpp: --version, the log naming the metrics
+// files and the config written at the start, eval taking the camera size from the checkpoint,
+// "did you mean" in eval and infer, infer on a dataset frame, an honest `dataset stats` and
+// "unsupported version" for v2.0.
+#include <gtest/gtest.h>
+
+#include "train_test_helpers.h"
+
+namespace lerobot {
+namespace {
+
+using namespace lerobot::testing;
+
+std::string cli_ok(const std::string& args) {
+  std::string out;
+  EXPECT_EQ(run_cli(args, &out), 0) << args << "\n" << out;
+  return out;
+}
+
+// A 1-step checkpoint of the 64 px reach2d dataset, made once per test process.
+const fs::path& checkpoint(std::string* log = nullptr) {
+  static std::string first_log;
+  static const fs::path dir = [] {
+    const fs::path out = train_scratch() / "first_hour_run";
+    first_log = cli_ok("train" + join_args(tiny_act_run(out, 1)));
+    return out / "checkpoints/last/pretrained_model";
+  }();
+  if (log) *log = first_log;
+  return dir;
+}
+
+TEST(FirstHour, VersionIsPrinted) {
+  const std::string out = cli_ok("--version");
+  EXPECT_EQ(out.rfind("lerobot-cpp ", 0), 0u) << out;
+  EXPECT_NE(out.find("LibTorch"), std::string::npos) << out;
+}
+
+TEST(FirstHour, TheLogNamesTheMetricsFilesAndTheConfigIsWrittenAtTheStart) {
+  std::string log;
+  const fs::path out = checkpoint(&log).parent_path().parent_path().parent_path();
+  EXPECT_NE(log.find((out / "train_metrics.jsonl").string()), std::string::npos) << log;
+  EXPECT_NE(log.find((out / "tensorboard").string()), std::string::npos) << log;
+  EXPECT_NE(log.find("\"batch_size\": 4"), std::string::npos) << log;  // the resolved config
+  EXPECT_TRUE(fs::exists(out / "train_config.json"));
+  EXPECT_EQ(load_json_or_yaml(out / "train_config.json")["output_dir"], out.string());
+}
+
+TEST(FirstHour, EvalTakesTheCameraSizeFromTheCheckpoint) {
+  // The env's default image_size is 96; the policy was trained on 64 px images.
+  const std::string out = cli_ok("eval --policy.path=" + checkpoint().string() +
+                                 " --env.type=reach2d --eval.n_episodes=1 --eval.batch_size=1 --eval.max_videos=0"
+                                 " --output_dir=" + (train_scratch() / "eval_out").string());
+  EXPECT_NE(out.find("pc_success"), std::string::npos) << out;
+}
+
+TEST(FirstHour, EvalAndInferSuggestTheFlagMeant) {
+  std::string out;
+  EXPECT_EQ(run_cli("eval --policy.pth=" + checkpoint().string() + " --env.type=reach2d", &out), 2) << out;
+  EXPECT_NE(out.find("did you mean --policy.path"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run_cli("infer --policy.path=" + checkpoint().string() + " --observaton=x.safetensors", &out), 2) << out;
+  EXPECT_NE(out.find("did you mean '--observation'"), std::string::npos) << out;
+}
+
+TEST(FirstHour, InferTakesAnObservationFromADatasetAndPrintsTheWholeChunk) {
+  const std::string out = cli_ok("infer --policy.path=" + checkpoint().string() + " --dataset.root=" +
+                                 reach2d_dataset().string() + " --frame=3");
+  EXPECT_NE(out.find("action chunk 5 x 2"), std::string::npos) << out;
+  EXPECT_NE(out.find("  [4]"), std::string::npos) << out;  // the chunk's last action
+  EXPECT_NE(out.find("recorded action at that frame:"), std::string::npos) << out;
+  std::string bad;
+  EXPECT_EQ(run_cli("infer --policy.path=" + checkpoint().string() + " --dataset.root=" + reach2d_dataset().string() +
+                        " --frame=100000",
+                    &bad),
+            2)
+      << bad;
+  EXPECT_NE(bad.find("--frame"), std::string::npos) << bad;
+}
+
+TEST(FirstHour, DatasetStatsAgreeOnAFreshlyGeneratedDataset) {
+  std::string out;
+  EXPECT_EQ(run_cli("dataset stats " + reach2d_dataset().string(), &out), 0) << out;
+  EXPECT_NE(out.find("stats match meta/stats.json"), std::string::npos) << out;
+  EXPECT_EQ(out.find("feature(s) differ"), std::string::npos) << out;
+}
+
+TEST(FirstHour, AV20DatasetIsAnUnsupportedVersion) {
+  const fs::path root = copy_dataset("v20");
+  edit_json(root / "meta/info.json", [](Json& j) { j["codebase_version"] = "v2.0"; });
+  std::string out;
+  EXPECT_EQ(run_cli("dataset info " + root.string(), &out), 3) << out;
+  EXPECT_NE(out.find("unsupported codebase_version v2.0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("tasks.jsonl"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace lerobot

@@ -1,0 +1,92 @@
+// Helpers of the #15 train-layer tests (see train_test_helpers.h).
+#include "train_test_helpers.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/distributed/launch_env.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/eval/record.h"
+#include "lerobot/train/train_config.h"
+
+namespace lerobot::testing {
+
+fs::path train_scratch() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("lerobot_train15_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+const fs::path& reach2d_dataset() {
+  static const fs::path root = [] {
+    Reach2dEnvConfig env;
+    env.image_size = 64;
+    return record_expert_dataset(env, 6, train_scratch() / "reach2d").root;
+  }();
+  return root;
+}
+
+std::vector<std::string> tiny_act_run(const fs::path& out, int64_t steps, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"--policy.type=act", "--dataset.root=" + reach2d_dataset().string(),
+                                   "--policy.dim_model=32", "--policy.n_heads=2", "--policy.dim_feedforward=64",
+                                   "--policy.n_encoder_layers=1", "--policy.n_vae_encoder_layers=1",
+                                   "--policy.chunk_size=5", "--policy.n_action_steps=5",
+                                   "--policy.pretrained_backbone_weights=null", "--batch_size=4",
+                                   "--steps=" + std::to_string(steps), "--log_freq=1", "--num_workers=0",
+                                   "--output_dir=" + out.string(), "--seed=7"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TrainResult run_train(const std::vector<std::string>& args) { return train(parse_train_config(args), LaunchEnv{}); }
+
+std::string join_args(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+int run_cli(const std::string& args, std::string* output) {
+  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
+  const int status = ::pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+fs::path copy_dataset(const std::string& name) {
+  const fs::path dst = train_scratch() / name;
+  fs::remove_all(dst);
+  fs::copy(reach2d_dataset(), dst, fs::copy_options::recursive);
+  return dst;
+}
+
+void edit_json(const fs::path& file, const std::function<void(Json&)>& edit) {
+  Json j = load_json_or_yaml(file);
+  edit(j);
+  write_file_atomic(file, dump_pretty(j));
+}
+
+int count_different_tensors(const fs::path& a, const fs::path& b) {
+  const TensorMap ta = load_safetensors(a), tb = load_safetensors(b);
+  int differ = 0;
+  for (const auto& [k, v] : ta) {
+    auto it = tb.find(k);
+    if (it == tb.end() || !torch::equal(v, it->second)) ++differ;
+  }
+  for (const auto& [k, v] : tb)
+    if (!ta.count(k)) ++differ;
+  return differ;
+}
+
+}  // namespace lerobot::testing
