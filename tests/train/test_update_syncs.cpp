@@ -1,31 +1,19 @@
 // The training step's host synchronisations and operator count (what a GPU step waits for and
 // launches), and the device-side sums the log line is made of.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "lerobot/common/op_counter.h"
 #include "lerobot/distributed/launch_env.h"
-#include "lerobot/envs/env_config.h"
-#include "lerobot/eval/record.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/metrics/device_sums.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_setup.h"
 #include "lerobot/train/update_step.h"
+#include "train_test_helpers.h"
 
 namespace lerobot {
 namespace {
-
-fs::path scratch() {
-  static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / ("lerobot_update_syncs_" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
 
 struct Counts {
   int64_t ops = 0, syncs = 0;
@@ -33,15 +21,9 @@ struct Counts {
 
 // Counts one update (after a first, uncounted one that initialises the optimizer state).
 Counts count_update(const std::string& impl, const std::string& name) {
-  Reach2dEnvConfig env;
-  env.image_size = 64;
-  static const fs::path data = record_expert_dataset(env, 3, scratch() / "reach2d").root;
   auto setup = make_train_setup(
-      parse_train_config({"--policy.type=act", "--dataset.root=" + data.string(), "--policy.dim_model=16",
-                          "--policy.n_heads=2", "--policy.dim_feedforward=32", "--policy.n_encoder_layers=1",
-                          "--policy.n_vae_encoder_layers=1", "--policy.chunk_size=4", "--policy.n_action_steps=4",
-                          "--policy.pretrained_backbone_weights=null", "--batch_size=2", "--num_workers=0",
-                          "--steps=10", "--optimizer_impl=" + impl, "--output_dir=" + (scratch() / name).string()}),
+      parse_train_config(testing::tiny_act_run(testing::train_scratch() / ("syncs_" + name), 10,
+                                               {"--optimizer_impl=" + impl, "--batch_size=2"})),
       LaunchEnv{}, std::nullopt);
   UpdateStep update(*setup);
   setup->policy->train();

@@ -84,6 +84,13 @@ void adam_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_decay, 
   }
 }
 
+// The closure of Optimizer::step(closure), evaluated with gradients on, as torch::optim does.
+torch::Tensor run_closure(const torch::optim::Optimizer::LossClosure& closure) {
+  if (!closure) return {};
+  at::AutoGradMode grad(true);
+  return closure();
+}
+
 c10::Device device_of(const std::vector<torch::optim::OptimizerParamGroup>& groups) {
   for (const auto& g : groups)
     for (const auto& p : g.params()) return p.device();
@@ -152,35 +159,21 @@ void FusedStepCounters::sync_to_host(const std::function<void(const void*, int64
   }
 }
 
-MultiTensorAdam::MultiTensorAdam(std::vector<torch::optim::OptimizerParamGroup> groups,
-                                 torch::optim::AdamOptions defaults, OptimizerImpl impl)
-    : torch::optim::Adam(groups, std::move(defaults)), impl_(resolve(impl, true, device_of(groups))) {}
+template <class Base, class Options, class State, bool kDecoupled>
+MultiTensorAdamOf<Base, Options, State, kDecoupled>::MultiTensorAdamOf(
+    std::vector<torch::optim::OptimizerParamGroup> groups, Options defaults, OptimizerImpl impl)
+    : Base(groups, std::move(defaults)), impl_(resolve(impl, true, device_of(groups))) {}
 
-torch::Tensor MultiTensorAdam::step(LossClosure closure) {
-  if (impl_ == OptimizerImpl::kPerTensor) return torch::optim::Adam::step(closure);
-  torch::Tensor loss;
-  if (closure) {
-    at::AutoGradMode grad(true);
-    loss = closure();
-  }
-  adam_step<torch::optim::AdamParamState, torch::optim::AdamOptions>(*this, false, impl_, fused_);
+template <class Base, class Options, class State, bool kDecoupled>
+torch::Tensor MultiTensorAdamOf<Base, Options, State, kDecoupled>::step(torch::optim::Optimizer::LossClosure closure) {
+  if (impl_ == OptimizerImpl::kPerTensor) return Base::step(closure);
+  torch::Tensor loss = run_closure(closure);
+  adam_step<State, Options>(*this, kDecoupled, impl_, fused_);
   return loss;
 }
 
-MultiTensorAdamW::MultiTensorAdamW(std::vector<torch::optim::OptimizerParamGroup> groups,
-                                   torch::optim::AdamWOptions defaults, OptimizerImpl impl)
-    : torch::optim::AdamW(groups, std::move(defaults)), impl_(resolve(impl, true, device_of(groups))) {}
-
-torch::Tensor MultiTensorAdamW::step(LossClosure closure) {
-  if (impl_ == OptimizerImpl::kPerTensor) return torch::optim::AdamW::step(closure);
-  torch::Tensor loss;
-  if (closure) {
-    at::AutoGradMode grad(true);
-    loss = closure();
-  }
-  adam_step<torch::optim::AdamWParamState, torch::optim::AdamWOptions>(*this, true, impl_, fused_);
-  return loss;
-}
+template class MultiTensorAdamOf<torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamParamState, false>;
+template class MultiTensorAdamOf<torch::optim::AdamW, torch::optim::AdamWOptions, torch::optim::AdamWParamState, true>;
 
 MultiTensorSGD::MultiTensorSGD(std::vector<torch::optim::OptimizerParamGroup> groups,
                                torch::optim::SGDOptions defaults, OptimizerImpl impl)
@@ -191,11 +184,7 @@ MultiTensorSGD::MultiTensorSGD(std::vector<torch::optim::OptimizerParamGroup> gr
 // p -= lr * d_p.
 torch::Tensor MultiTensorSGD::step(LossClosure closure) {
   if (impl_ == OptimizerImpl::kPerTensor) return torch::optim::SGD::step(closure);
-  torch::Tensor loss;
-  if (closure) {
-    at::AutoGradMode grad(true);
-    loss = closure();
-  }
+  torch::Tensor loss = run_closure(closure);
   torch::NoGradGuard no_grad;
   auto& state = this->state();
   for (auto& group : param_groups()) {

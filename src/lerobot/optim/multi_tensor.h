@@ -56,11 +56,12 @@ struct FusedAdamExtras {
   at::Tensor found_inf;  // set for one step by step_unless()
 };
 
-class MultiTensorAdam : public torch::optim::Adam {
+// torch::optim::Adam (L2 weight decay) or AdamW (decoupled) with the multi-tensor or fused step.
+template <class Base, class Options, class State, bool kDecoupledWeightDecay>
+class MultiTensorAdamOf : public Base {
  public:
-  MultiTensorAdam(std::vector<torch::optim::OptimizerParamGroup> groups, torch::optim::AdamOptions defaults,
-                  OptimizerImpl impl);
-  torch::Tensor step(LossClosure closure = nullptr) override;
+  MultiTensorAdamOf(std::vector<torch::optim::OptimizerParamGroup> groups, Options defaults, OptimizerImpl impl);
+  torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
   OptimizerImpl impl() const { return impl_; }
   FusedAdamExtras& fused() { return fused_; }
 
@@ -68,19 +69,10 @@ class MultiTensorAdam : public torch::optim::Adam {
   OptimizerImpl impl_;
   FusedAdamExtras fused_;
 };
-
-class MultiTensorAdamW : public torch::optim::AdamW {
- public:
-  MultiTensorAdamW(std::vector<torch::optim::OptimizerParamGroup> groups, torch::optim::AdamWOptions defaults,
-                   OptimizerImpl impl);
-  torch::Tensor step(LossClosure closure = nullptr) override;
-  OptimizerImpl impl() const { return impl_; }
-  FusedAdamExtras& fused() { return fused_; }
-
- private:
-  OptimizerImpl impl_;
-  FusedAdamExtras fused_;
-};
+using MultiTensorAdam =
+    MultiTensorAdamOf<torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamParamState, false>;
+using MultiTensorAdamW =
+    MultiTensorAdamOf<torch::optim::AdamW, torch::optim::AdamWOptions, torch::optim::AdamWParamState, true>;
 
 class MultiTensorSGD : public torch::optim::SGD {
  public:
