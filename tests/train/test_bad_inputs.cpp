@@ -141,7 +141,9 @@ TEST(BadInputs, ARunThatFailsBeforeStepOneCanBeRunAgain) {
                          &text);
   ASSERT_NE(rc, 0) << text;
   EXPECT_TRUE(rc == 3) << text;
-  if (fs::exists(out)) EXPECT_FALSE(fs::exists(out / "checkpoints"));
+  if (fs::exists(out)) {
+    EXPECT_FALSE(fs::exists(out / "checkpoints"));
+  }
   expect_cli(train_args(out), 0, {});
   EXPECT_TRUE(fs::exists(out / "checkpoints/last/pretrained_model/model.safetensors"));
 }
