@@ -33,6 +33,7 @@ edit(copy("ds_v20") + "/meta/info.json", lambda j: j.__setitem__("codebase_versi
 for root, _, files in os.walk(copy("ds_trunc") + "/videos"):
     for f in files:
         p = os.path.join(root, f); os.truncate(p, os.path.getsize(p) * 6 // 10)
+os.rename(copy("ds_video_dir") + "/videos", "ds_video_dir/video")
 shutil.copytree("run/checkpoints/last/pretrained_model", "ck_chunk0")
 edit("ck_chunk0/config.json", lambda j: (j.__setitem__("chunk_size", 0), j.__setitem__("n_action_steps", 0)))
 shutil.copytree("run/checkpoints/last/pretrained_model", "ck_trunc")
@@ -113,6 +114,7 @@ row "dataset info (v2.0 dataset)" dataset info ds_v20
 row "train (info.json fps 25, videos at 10)" train $TINY --dataset.root=ds_fps --steps=1 --output_dir=o8
 row "train (info.json 48x48, videos 64x64)" train $TINY --dataset.root=ds_size --steps=1 --output_dir=o9
 row "dataset validate DIR --require_videos (truncated mp4)" dataset validate ds_trunc --require_videos
+row "dataset validate DIR (videos/ renamed video/)" dataset validate ds_video_dir
 row "train (truncated mp4), then the same command on good data" train $TINY --dataset.root=ds_trunc --steps=1 --batch_size=1000000 --output_dir=o10
 row "  ... the same --output_dir again, good dataset" train $TINY $D --steps=1 --output_dir=o10
 row "train --resume=true --config_path=run/checkpoints/000001/... --steps=2 (last is 2)" train --resume=true --config_path=run/checkpoints/000001/pretrained_model --steps=2

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "dataset_generate.h"
 #include "lerobot/common/error.h"
+#include "lerobot/common/progress.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/datasets/dataset_stats.h"
 #include "lerobot/datasets/lerobot_dataset.h"
@@ -105,15 +106,19 @@ int info_main(const Args& args) {
 }
 
 int validate_main(const Args& args) {
-  const DirArgs a = dir_args(args, "validate", {"require_videos"});
+  const DirArgs a = dir_args(args, "validate", {"require_videos", "allow_missing_videos"});
   const fs::path root = a.dir;
+  if (flag_true(a, "require_videos") && flag_true(a, "allow_missing_videos"))
+    throw_usage("--require_videos and --allow_missing_videos contradict each other", "--allow_missing_videos",
+                "pass one of them");
   ValidateOptions o;
-  o.allow_missing_videos_dir = !flag_true(a, "require_videos");
+  o.allow_missing_videos_dir = flag_true(a, "allow_missing_videos");
+  o.progress = ProgressDisplay::kAuto;
   const ValidationReport r = validate_dataset(root, o);
   for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
   for (const auto& p : r.problems) std::cout << "problem: " << p << "\n";
   if (r.ok()) {
-    std::cout << "OK\n";
+    std::cout << (r.notes.empty() ? "OK\n" : "OK (with the notes above)\n");
     return 0;
   }
   std::cout << r.problems.size() << " problem(s)\n";
@@ -126,7 +131,9 @@ int stats_main(const Args& args) {
   const DatasetMetadata& m = ds.meta();
   std::vector<DatasetStats> per_ep;
   bool videos_present = true;
+  ProgressBar progress(static_cast<int64_t>(ds.episode_ranges().size()), 0, ProgressDisplay::kAuto, "stats", "episodes");
   for (const auto& [from, to] : ds.episode_ranges()) {
+    progress.update(static_cast<int64_t>(per_ep.size()));
     DatasetStats st;
     std::vector<int64_t> idx;
     for (int64_t i = from; i < to; ++i) idx.push_back(i);
@@ -156,6 +163,8 @@ int stats_main(const Args& args) {
     }
     per_ep.push_back(std::move(st));
   }
+  progress.update(static_cast<int64_t>(per_ep.size()));
+  progress.finish();
   const DatasetStats agg = aggregate_stats(per_ep);
   if (!videos_present) std::cout << "note: video files absent: camera stats not recomputed\n";
   // Cameras are compared in absolute pixel units (stats in [0, 1]): the writer measures the raw
@@ -211,7 +220,7 @@ struct Sub {
 const std::map<std::string, Sub>& table() {
   static const std::map<std::string, Sub> t = {
       {"info", {"usage: lerobot-cpp dataset info DIR\n  version, fps, frames, episodes, tasks, features (dtype, shape), cameras (codec)\n", info_main}},
-      {"validate", {"usage: lerobot-cpp dataset validate DIR [--require_videos]\n  checks every LeRobot v3.0 format invariant; prints each problem; exit 0 and OK when clean.\n  A dataset without a videos/ folder is accepted with a note unless --require_videos.\n", validate_main}},
+      {"validate", {"usage: lerobot-cpp dataset validate DIR [--allow_missing_videos]\n  checks every LeRobot v3.0 format invariant; prints each problem; exit 0 and OK when clean.\n  Every video file must be present and decodable (--require_videos, the default); with\n  --allow_missing_videos a dataset shared without its videos/ folder is checked on metadata and data only.\n", validate_main}},
       {"stats", {"usage: lerobot-cpp dataset stats DIR\n  recomputes the stats and compares mean/min/max with meta/stats.json; exit 3 when a feature differs\n", stats_main}},
       {"generate", {"usage: lerobot-cpp dataset generate [--flag=value ...]\n  creates a synthetic dataset\n", dataset_generate_main}},
   };

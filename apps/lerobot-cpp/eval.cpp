@@ -74,6 +74,7 @@ int eval_main(const Args& args) {
   o.max_videos = static_cast<int>(cfg.eval.max_videos);
   o.videos_dir = o.max_videos > 0 ? out / "videos" / (cfg.env.type() + "_0") : fs::path();
   o.blank_images = cfg.eval.blank_images;
+  o.progress = ProgressDisplay::kAuto;
   const int64_t hw = std::max<unsigned>(1, std::thread::hardware_concurrency());
   o.num_threads = cfg.eval.use_async_envs ? static_cast<int>(std::min(o.batch_size, hw)) : 1;
   LOG_INFO << "Evaluating " << policy->type() << " in " << cfg.env.type() << ": " << o.n_episodes

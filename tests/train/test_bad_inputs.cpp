@@ -130,6 +130,18 @@ TEST(BadInputs, ValidateRequireVideosFindsATruncatedVideo) {
              {"cannot be decoded", ".mp4"});
 }
 
+// #18: a dataset shared without its mp4 files is not "OK"; a near-miss folder is named.
+TEST(BadInputs, ValidateSaysPlainlyWhenEveryVideoIsMissing) {
+  const fs::path root = copy_dataset("no_videos");
+  fs::rename(root / "videos", root / "video");
+  expect_cli("dataset validate " + root.string(), 3, {"are missing", "'video/'", "rename it"});
+  fs::remove_all(root / "video");
+  const std::string out = expect_cli("dataset validate " + root.string(), 3, {"are missing", "--allow_missing_videos"});
+  EXPECT_EQ(out.find("\nOK"), std::string::npos) << out;
+  expect_cli("dataset validate " + root.string() + " --allow_missing_videos", 0, {"videos/ is absent", "OK (with the notes above)"});
+  expect_cli("dataset validate " + root.string() + " --allow_missing_videos --require_videos", 2, {"contradict"});
+}
+
 // Defect 6: a run that stops before step 1 leaves only empty logs, and the same command works
 // once the input is fixed.
 TEST(BadInputs, ARunThatFailsBeforeStepOneCanBeRunAgain) {

@@ -1,8 +1,10 @@
 // #15 first-hour friction through the built lerobot-cpp: --version, the log naming the metrics
 // files and the config written at the start, eval taking the camera size from the checkpoint,
 // "did you mean" in eval and infer, infer on a dataset frame, an honest `dataset stats` and
-// "unsupported version" for v2.0.
+// "unsupported version" for v2.0, progress with rate and ETA on long work.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "train_test_helpers.h"
 
@@ -91,6 +93,34 @@ TEST(FirstHour, AV20DatasetIsAnUnsupportedVersion) {
   EXPECT_EQ(run_cli("dataset info " + root.string(), &out), 3) << out;
   EXPECT_NE(out.find("unsupported codebase_version v2.0"), std::string::npos) << out;
   EXPECT_EQ(out.find("tasks.jsonl"), std::string::npos) << out;
+}
+
+// Under a pipe (as here) the progress display is a line per tenth of the work: "LABEL: [ i/n ... ETA ]".
+size_t count_progress_lines(const std::string& out, const std::string& label, const std::string& unit) {
+  size_t n = 0;
+  for (size_t at = out.find(label + ": ["); at != std::string::npos; at = out.find(label + ": [", at + 1)) {
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    EXPECT_NE(line.find(unit + "/s | ETA "), std::string::npos) << line;
+    ++n;
+  }
+  return n;
+}
+
+TEST(FirstHour, EvalValidateAndStatsShowProgressWithRateAndEta) {
+  const std::string eval = cli_ok("eval --policy.path=" + checkpoint().string() +
+                                  " --env.type=reach2d --eval.n_episodes=4 --eval.batch_size=2 --eval.max_videos=0"
+                                  " --output_dir=" + (train_scratch() / "eval_progress").string());
+  EXPECT_EQ(count_progress_lines(eval, "eval", "episodes"), 2u) << eval;  // after each batch of 2
+  EXPECT_NE(eval.find("eval: [ 4/4 100% |"), std::string::npos) << eval;
+  const std::string validate = cli_ok("dataset validate " + reach2d_dataset().string());
+  EXPECT_GE(count_progress_lines(validate, "validate", "files"), 2u) << validate;
+  EXPECT_NE(validate.find("100% |"), std::string::npos) << validate;
+  const std::string stats = cli_ok("dataset stats " + reach2d_dataset().string());
+  EXPECT_GE(count_progress_lines(stats, "stats", "episodes"), 2u) << stats;
+  ::setenv("LEROBOT_PROGRESS", "off", 1);
+  const std::string quiet = cli_ok("dataset stats " + reach2d_dataset().string());
+  ::unsetenv("LEROBOT_PROGRESS");
+  EXPECT_EQ(count_progress_lines(quiet, "stats", "episodes"), 0u) << quiet;
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "lerobot/common/fs.h"
 #include "lerobot/train/metrics/metric_sinks.h"
 #include "lerobot/train/metrics/metrics_tracker.h"
-#include "lerobot/train/metrics/progress_bar.h"
+#include "lerobot/common/progress.h"
 #include "lerobot/train/metrics/train_warnings.h"
 
 using namespace lerobot;
@@ -155,6 +155,37 @@ TEST(ProgressBar, RenderAndEta) {
   // 18766 steps left at 12.5 it/s = 1501.28 s = 00:25:01.
   EXPECT_EQ(render_progress(1234, 20000, 12.5), "[  1234/20000   6% | 12.5 it/s | ETA 00:25:01 ]");
   EXPECT_EQ(render_progress(0, 10, 0.0), "[  0/10   0% | 0.0 it/s | ETA --:--:-- ]");
+  EXPECT_EQ(render_progress(3, 4, 2.0, "episodes"), "[ 3/4  75% | 2.0 episodes/s | ETA 00:00:01 ]");
+  {
+    ::testing::internal::CaptureStderr();
+    ProgressBar lines(100, 0, ProgressDisplay::kLines, "validate", "files");
+    for (int i = 1; i <= 100; ++i) lines.update(i);
+    lines.finish();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    size_t n = 0;
+    for (size_t at = err.find("validate: ["); at != std::string::npos; at = err.find("validate: [", at + 1)) ++n;
+    EXPECT_EQ(n, 11u) << err;  // at 1 (the first), then each tenth; finish adds none after 100%
+    EXPECT_NE(err.find("validate: [ 100/100 100% |"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\r'), std::string::npos) << err;
+    // Work that stops early: finish() repeats nothing already shown, and shows what is new.
+    ::testing::internal::CaptureStderr();
+    ProgressBar early(10, 0, ProgressDisplay::kLines, "early");
+    early.update(3);
+    early.finish();
+    ProgressBar later(100, 0, ProgressDisplay::kLines, "later");
+    later.update(1);
+    later.update(5);
+    later.finish();
+    const std::string stopped = ::testing::internal::GetCapturedStderr();
+    auto count = [&](const std::string& w) {
+      size_t k = 0;
+      for (size_t at = stopped.find(w); at != std::string::npos; at = stopped.find(w, at + 1)) ++k;
+      return k;
+    };
+    EXPECT_EQ(count("early: ["), 1u) << stopped;
+    EXPECT_EQ(count("later: ["), 2u) << stopped;
+    EXPECT_EQ(count("later: [   5/100   5% |"), 1u) << stopped;
+  }
   ProgressBar off(10, 0, /*enabled=*/false);
   off.update(5);
   off.finish();

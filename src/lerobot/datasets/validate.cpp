@@ -2,10 +2,14 @@
 #include "lerobot/datasets/validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/strings.h"
 #include "lerobot/datasets/dataset_metadata.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/datasets/video_checks.h"
@@ -18,8 +22,31 @@ namespace {
 
 struct Ctx {
   ValidationReport& r;
+  ProgressBar* progress = nullptr;  // counts data files read and video files probed/decoded
+  int64_t done = 0;
   void bad(const fs::path& file, const std::string& what) { r.problems.push_back(file.string() + ": " + what); }
+  void tick() {
+    if (progress) progress->update(++done);
+  }
 };
+
+std::vector<fs::path> data_files(const DatasetMetadata& m) {
+  std::vector<fs::path> files;
+  if (fs::exists(m.root / "data"))
+    for (const auto& e : fs::recursive_directory_iterator(m.root / "data"))
+      if (e.is_regular_file() && e.path().extension() == ".parquet") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Units of work for the progress display: each data file, and each video file twice (probe, then
+// the decode of the last frame an episode needs).
+int64_t count_work(const DatasetMetadata& m) {
+  std::set<std::string> videos;
+  for (const auto& e : m.episodes)
+    for (const auto& kv : e.videos) videos.insert(kv.second.file);
+  return static_cast<int64_t>(data_files(m).size() + 2 * videos.size());
+}
 
 void check_info(Ctx& c, const DatasetMetadata& m) {
   const fs::path p = m.root / "meta/info.json";
@@ -52,11 +79,7 @@ void check_info(Ctx& c, const DatasetMetadata& m) {
 }
 
 void check_data(Ctx& c, const DatasetMetadata& m) {
-  std::vector<fs::path> files;
-  if (fs::exists(m.root / "data"))
-    for (const auto& e : fs::recursive_directory_iterator(m.root / "data"))
-      if (e.is_regular_file() && e.path().extension() == ".parquet") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files = data_files(m);
   if (files.empty()) c.bad(m.root / "data", "no data parquet files");
   std::vector<std::string> expected;
   for (const auto& f : m.features)
@@ -65,6 +88,7 @@ void check_data(Ctx& c, const DatasetMetadata& m) {
   int64_t prev_ep = -1, prev_fi = -1;
   std::map<std::string, int64_t> file_first_index;
   for (const auto& path : files) {
+    c.tick();
     try {
       file_first_index[fs::relative(path, m.root).string()] = -1;  // exists (readable or not)
       ParquetFile f(path);
@@ -177,18 +201,46 @@ void check_stats(Ctx& c, const DatasetMetadata& m) {
   }
 }
 
+// One problem for a dataset shared without its mp4 files, naming a near-miss folder (video/, Videos/)
+// when there is one, instead of one "missing" per file.
+std::string missing_videos_message(const DatasetMetadata& m) {
+  std::set<std::string> files;
+  for (const auto& e : m.episodes)
+    for (const auto& kv : e.videos) files.insert(kv.second.file);
+  std::string msg = "absent: all " + std::to_string(files.size()) + " video file(s) of camera(s) " +
+                    join(m.video_keys(), ", ") + " are missing";
+  std::vector<std::string> dirs;
+  for (const auto& e : fs::directory_iterator(m.root))
+    if (e.is_directory()) dirs.push_back(e.path().filename().string());
+  std::string lower_near;
+  for (const auto& d : dirs) {
+    std::string l = d;
+    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (l != "data" && l != "meta" && (starts_with(l, "video") || edit_distance(l, "videos") <= 2)) lower_near = d;
+  }
+  if (!lower_near.empty())
+    return msg + "; there is a folder '" + lower_near + "/' here: info.json's video_path expects 'videos/' (rename it)";
+  return msg + " (copy the dataset's videos/ folder here, or pass --allow_missing_videos to check only metadata and data)";
+}
+
 void check_videos(Ctx& c, const DatasetMetadata& m, const ValidateOptions& o) {
   if (m.video_keys().empty()) return;
-  if (!fs::exists(m.root / "videos") && o.allow_missing_videos_dir) {
-    c.r.notes.push_back("videos/ is absent: video file checks skipped (metadata and data checked)");
+  if (!fs::exists(m.root / "videos")) {
+    if (o.allow_missing_videos_dir) {
+      c.r.notes.push_back("videos/ is absent: video file checks skipped (metadata and data checked)");
+    } else {
+      c.bad(m.root / "videos", missing_videos_message(m));
+    }
     return;
   }
   std::map<std::string, VideoInfo> probed;
   std::map<std::string, double> expect_from, last_frame;
+  std::set<std::string> seen;
   for (const auto& e : m.episodes) {
     for (const auto& [k, v] : e.videos) {
       const fs::path path = m.root / v.file;
       const std::string id = "episode " + std::to_string(e.episode_index) + " camera " + k + ": ";
+      if (seen.insert(path.string()).second) c.tick();
       if (!probed.count(path.string())) {
         if (!fs::exists(path)) { c.bad(path, id + "missing"); continue; }
         try {
@@ -213,10 +265,12 @@ void check_videos(Ctx& c, const DatasetMetadata& m, const ValidateOptions& o) {
     }
   }
   // A truncated file can keep a header that promises every frame: decode the last one it must hold.
-  for (const auto& [path, ts] : last_frame)
+  for (const auto& [path, ts] : last_frame) {
+    c.tick();
     if (probed.count(path))
       if (auto err = undecodable_frame(path, ts, kDefaultFrameToleranceS))
         c.bad(path, "the frame at " + std::to_string(ts) + " s (the last one an episode needs) cannot be decoded: " + *err);
+  }
   for (const auto& [path, end] : expect_from)
     if (probed.count(path) && std::fabs(probed[path].duration_s - end) > 1e-3)
       c.bad(path, "video lasts " + std::to_string(probed[path].duration_s) + " s but its last episode ends at " + std::to_string(end));
@@ -237,11 +291,17 @@ ValidationReport validate_dataset(const fs::path& root, const ValidateOptions& o
   auto guarded = [&](const char* what, auto fn) {
     try { fn(); } catch (const Error& e) { r.problems.push_back(std::string(what) + ": " + e.what()); }
   };
+  std::unique_ptr<ProgressBar> progress;
+  if (options.progress != ProgressDisplay::kOff) {
+    progress = std::make_unique<ProgressBar>(count_work(m), 0, options.progress, "validate", "files");
+    c.progress = progress.get();
+  }
   guarded("info.json", [&] { check_info(c, m); });
   guarded("data", [&] { check_data(c, m); });
   guarded("episodes", [&] { check_episodes(c, m); });
   guarded("stats", [&] { check_stats(c, m); });
   guarded("videos", [&] { check_videos(c, m, options); });
+  if (progress) progress->finish();
   return r;
 }
 

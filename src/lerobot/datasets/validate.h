@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lerobot/common/fs.h"
+#include "lerobot/common/progress.h"
 
 namespace lerobot {
 
@@ -19,6 +20,8 @@ struct ValidateOptions {
   // When the whole videos/ folder is absent (e.g. a dataset shared without its mp4 files), the
   // video-file checks are skipped with a note instead of one problem per missing file.
   bool allow_missing_videos_dir = true;
+  // `lerobot-cpp dataset validate`: kAuto (files checked, rate, ETA); the library default is quiet.
+  ProgressDisplay progress = ProgressDisplay::kOff;
 };
 
 ValidationReport validate_dataset(const fs::path& root, const ValidateOptions& options = {});

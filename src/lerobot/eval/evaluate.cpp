@@ -49,6 +49,7 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
   r.task = env_cfg.type();
   r.blank_images = o.blank_images;
   int rendered = 0;
+  ProgressBar progress(o.n_episodes, 0, o.progress, "eval", "episodes");
   for (int64_t b = 0; b < n_batches; ++b) {
     std::vector<uint64_t> seeds;
     for (int64_t i = 0; i < o.batch_size; ++i) seeds.push_back(static_cast<uint64_t>(o.start_seed + b * o.batch_size + i));
@@ -86,8 +87,10 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
       r.video_paths.push_back(path.string());
       ++rendered;
     }
+    progress.update(static_cast<int64_t>(r.per_episode.size()));
     LOG_DEBUG << "eval batch " << b + 1 << "/" << n_batches << " done";
   }
+  progress.finish();
 
   r.n_episodes = static_cast<int64_t>(r.per_episode.size());
   double s = 0, mx = 0, ok = 0;

@@ -8,6 +8,7 @@
 
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/fs.h"
+#include "lerobot/common/progress.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/action_source.h"
 
@@ -50,6 +51,7 @@ struct EvalOptions {
   bool blank_images = false;   // lerobot.cpp only: all-zero camera images (see RolloutOptions)
   int num_threads = 1;         // env stepping threads
   int64_t max_steps = 0;       // 0: the env's episode_length
+  ProgressDisplay progress = ProgressDisplay::kOff;  // `lerobot-cpp eval`: kAuto (episodes, rate, ETA)
 };
 
 // Runs ceil(n_episodes / batch_size) batches of batch_size envs; extra episodes of the last batch

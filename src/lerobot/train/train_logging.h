@@ -8,7 +8,7 @@
 #include "lerobot/train/metrics/device_sums.h"
 #include "lerobot/train/metrics/metric_sinks.h"
 #include "lerobot/train/metrics/metrics_tracker.h"
-#include "lerobot/train/metrics/progress_bar.h"
+#include "lerobot/common/progress.h"
 #include "lerobot/train/metrics/tensorboard.h"
 #include "lerobot/train/update_step.h"
 
