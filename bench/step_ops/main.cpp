@@ -29,6 +29,7 @@ namespace {
 
 struct StepCounts {
   double ops = 0, syncs = 0;
+  double clip_and_step_ops = 0;  // gradient clipping + optimizer step + zero_grad alone
   int64_t tensors = 0;
 };
 
@@ -39,7 +40,7 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
                                    "--policy.device=cpu", "--optimizer_impl=" + impl, "--output_dir=" + out.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
-  UpdateStep update(*setup);
+  UpdateStep update(update_step_parts(*setup));
   setup->policy->train();
   StepCounts c;
   for (const auto& p : setup->policy->parameters())
@@ -55,6 +56,12 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
     update.run(batch, s);
     c.ops += static_cast<double>(counter.ops()) / steps;
     c.syncs += static_cast<double>(counter.syncs()) / steps;
+    // The optimizer-plus-clip part of one more step on its own.
+    UpdateResult r;
+    update.forward_backward(prepare_batch(setup->loader->next().tensors, setup->processors, setup->device), r);
+    counter.reset();
+    update.clip_and_step(s, r);
+    c.clip_and_step_ops += static_cast<double>(counter.ops()) / steps;
   }
   return c;
 }
@@ -87,10 +94,13 @@ int main(int argc, char** argv) {
               "%d counted steps each\n",
               static_cast<long long>(per.tensors), static_cast<long long>(image_size),
               static_cast<long long>(image_size), steps);
-  std::printf("%-28s %12s %12s\n", "optimizer step", "ops/step", "syncs/step");
-  std::printf("%-28s %12.0f %12.1f\n", "per-tensor (torch::optim)", per.ops, per.syncs);
-  std::printf("%-28s %12.0f %12.1f\n", "multi-tensor (foreach)", foreach.ops, foreach.syncs);
-  if (fused) std::printf("%-28s %12.0f %12.1f\n", "fused (device-side skip)", fused->ops, fused->syncs);
+  std::printf("%-28s %12s %12s %16s\n", "optimizer step", "ops/step", "syncs/step", "clip+optim ops");
+  std::printf("%-28s %12.0f %12.1f %16.0f\n", "per-tensor (torch::optim)", per.ops, per.syncs, per.clip_and_step_ops);
+  std::printf("%-28s %12.0f %12.1f %16.0f\n", "multi-tensor (foreach)", foreach.ops, foreach.syncs,
+              foreach.clip_and_step_ops);
+  if (fused)
+    std::printf("%-28s %12.0f %12.1f %16.0f\n", "fused (device-side skip)", fused->ops, fused->syncs,
+                fused->clip_and_step_ops);
   else std::printf("fused: not measured (this LibTorch has no fused Adam kernels for the CPU; CUDA has them from 2.1)\n");
   std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
               per.ops - foreach.ops);

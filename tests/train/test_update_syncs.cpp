@@ -16,6 +16,9 @@ namespace {
 
 struct Counts {
   int64_t ops = 0, syncs = 0;
+  int64_t clip_and_step_ops = 0;  // the optimizer-plus-clip part alone (and zero_grad)
+  int64_t tensors = 0;
+  std::string clip_and_step_by_name;  // "op: count" lines, for the failure message
 };
 
 // Counts one update (after a first, uncounted one that initialises the optimizer state).
@@ -24,7 +27,7 @@ Counts count_update(const std::string& impl, const std::string& name) {
       parse_train_config(testing::tiny_act_run(testing::train_scratch() / ("syncs_" + name), 10,
                                                {"--optimizer_impl=" + impl, "--batch_size=2"})),
       LaunchEnv{}, std::nullopt);
-  UpdateStep update(*setup);
+  UpdateStep update(update_step_parts(*setup));
   setup->policy->train();
   Counts c;
   for (int step = 0; step < 2; ++step) {
@@ -34,13 +37,26 @@ Counts count_update(const std::string& impl, const std::string& name) {
       update.run(batch, step);
       continue;
     }
+    {
+      OpCounter counter;
+      const UpdateResult r = update.run(batch, step);
+      c.ops = counter.ops();
+      c.syncs = counter.syncs();
+      EXPECT_TRUE(r.loss.defined() && r.grad_norm.defined());
+      EXPECT_TRUE(r.values.count("l1_loss"));
+    }
+    // The same two parts once more, counting the clip and optimizer step on their own.
+    const DataBatch raw2 = setup->loader->next();
+    UpdateResult r2;
+    update.forward_backward(prepare_batch(raw2.tensors, setup->processors, setup->device), r2);
     OpCounter counter;
-    const UpdateResult r = update.run(batch, step);
-    c.ops = counter.ops();
-    c.syncs = counter.syncs();
-    EXPECT_TRUE(r.loss.defined() && r.grad_norm.defined());
-    EXPECT_TRUE(r.values.count("l1_loss"));
+    update.clip_and_step(step + 1, r2);
+    c.clip_and_step_ops = counter.ops();
+    for (const auto& [name, n] : counter.by_name()) c.clip_and_step_by_name += name + ": " + std::to_string(n) + "\n";
+    for (const auto& p : update.params())
+      EXPECT_FALSE(p.grad().defined()) << "zero_grad sets gradients to none, as PyTorch 2's";
   }
+  c.tensors = static_cast<int64_t>(update.params().size());
   return c;
 }
 
@@ -54,6 +70,11 @@ TEST(UpdateStepSyncs, OneHostReadPerStepAndFewerOperatorsThanPerTensor) {
   EXPECT_EQ(per_tensor.syncs, 1);
   EXPECT_LT(foreach.ops, per_tensor.ops) << foreach.ops << " vs " << per_tensor.ops;
   EXPECT_GT(per_tensor.ops - foreach.ops, 200) << "ACT's ~100 parameter tensors: several ops each per step";
+  // Issue #13: the optimizer-plus-clip step in a fixed handful of operators, whatever the number
+  // of tensors (per tensor it is several per tensor).
+  EXPECT_LE(foreach.clip_and_step_ops, 60) << foreach.clip_and_step_ops << " for " << foreach.tensors << " tensors\n"
+                                          << foreach.clip_and_step_by_name;
+  EXPECT_GT(per_tensor.clip_and_step_ops, 3 * per_tensor.tensors) << per_tensor.clip_and_step_ops;
 }
 
 TEST(DeviceSums, SumsAndCountsPerKeyReadOnceThenEmpty) {

@@ -153,12 +153,13 @@ inline Key optim_state_key(const at::Tensor& p) {
 }
 
 // self[i] *= scalar for a 0-d tensor `scalar` (on the tensors' device) without reading it on the
-// host: one _foreach_mul_ from 2.1 on, one mul_ per tensor before.
+// host: one _foreach_mul_ from 2.1 on; before, the list-by-list _foreach_mul_ with the scalar
+// repeated (one operator; its kernel loops over the tensors, as every CPU foreach kernel does).
 inline void foreach_mul_by_tensor_(at::TensorList self, const at::Tensor& scalar) {
 #if LEROBOT_TORCH_AT_LEAST(2, 1)
   at::_foreach_mul_(self, scalar);
 #else
-  for (const auto& t : self) const_cast<at::Tensor&>(t).mul_(scalar);
+  at::_foreach_mul_(self, std::vector<at::Tensor>(self.size(), scalar));
 #endif
 }
 

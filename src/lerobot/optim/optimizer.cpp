@@ -93,4 +93,10 @@ std::vector<torch::Tensor> all_params(const torch::optim::Optimizer& optimizer) 
   return out;
 }
 
+void zero_grad_to_none(torch::optim::Optimizer& optimizer) {
+  for (auto& g : optimizer.param_groups())
+    for (auto& p : g.params())
+      if (p.grad().defined()) p.mutable_grad() = torch::Tensor();
+}
+
 }  // namespace lerobot

@@ -41,4 +41,10 @@ void set_group_lr(torch::optim::Optimizer& optimizer, size_t group, double lr);
 // Every parameter of every group, in group order (the order of LeRobot's param indices).
 std::vector<torch::Tensor> all_params(const torch::optim::Optimizer& optimizer);
 
+// PyTorch 2's optimizer.zero_grad() (set_to_none=True, what LeRobot calls): gradients become
+// undefined, so the next backward writes fresh ones and a parameter without a gradient is skipped
+// by the optimizer step, as in torch.optim. No operator runs (LibTorch 1.13's zero_grad() zeroes
+// each gradient in place: two operators per tensor).
+void zero_grad_to_none(torch::optim::Optimizer& optimizer);
+
 }  // namespace lerobot

@@ -22,7 +22,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   auto run = make_train_setup(std::move(cfg), launch, resume_from);
   TrainSetup& s = *run;
   TrainLogger logger(s);
-  UpdateStep update(s);
+  UpdateStep update(update_step_parts(s));
 
   int64_t step = s.start_step;
   torch::Tensor last_loss;  // on the device: read once, at the end

@@ -8,22 +8,40 @@
 #include "lerobot/common/timer.h"
 #include "lerobot/optim/grad_clip.h"
 #include "lerobot/optim/multi_tensor.h"
+#include "lerobot/optim/optimizer.h"
 #include "lerobot/train/autocast.h"
 #include "lerobot/train/train_setup.h"
 
 namespace lerobot {
 
-UpdateStep::UpdateStep(TrainSetup& setup) : s_(setup), max_nonfinite_(setup.cfg.max_nonfinite_steps) {
-  for (const auto& p : s_.policy->named_parameters()) {
+UpdateStepParts update_step_parts(TrainSetup& s) {
+  UpdateStepParts p;
+  p.policy = s.policy.get();
+  p.optimizer = s.optimizer.get();
+  p.scheduler = s.scheduler.get();
+  p.scaler = s.scaler.get();
+  p.reducer = s.reducer.get();  // null with --distributed.reduce_gradients=false
+  p.group = s.world_size() > 1 ? s.group.get() : nullptr;
+  p.device = s.device;
+  p.mixed_precision = s.cfg.accelerator.mixed_precision;
+  p.accumulation_steps = s.cfg.accelerator.gradient_accumulation.steps;
+  p.grad_clip_norm = s.cfg.optimizer->grad_clip_norm;
+  p.max_nonfinite_steps = s.cfg.max_nonfinite_steps;
+  return p;
+}
+
+UpdateStep::UpdateStep(const UpdateStepParts& parts) : p_(parts), max_nonfinite_(parts.max_nonfinite_steps) {
+  if (!p_.policy || !p_.optimizer) throw_runtime("UpdateStep needs a policy and an optimizer");
+  for (const auto& p : p_.policy->named_parameters()) {
     if (!p.value().requires_grad()) continue;
     names_.push_back(p.key());
     params_.push_back(p.value());
   }
   // Under fp16 the loss scaler needs a few overflowing steps to find its scale.
-  if (s_.scaler) max_nonfinite_ += 24;
-  skip_on_device_ = !s_.scaler && can_skip_on_device(*s_.optimizer);
+  if (p_.scaler) max_nonfinite_ += 24;
+  skip_on_device_ = !p_.scaler && can_skip_on_device(*p_.optimizer);
   if (skip_on_device_)
-    consecutive_on_device_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(s_.device));
+    consecutive_on_device_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(p_.device));
 }
 
 std::string UpdateStep::first_nonfinite_grad() const {
@@ -53,62 +71,63 @@ void UpdateStep::check_nonfinite(int64_t step) {
 
 UpdateResult UpdateStep::run(const Batch& batch, int64_t step) {
   Stopwatch timer;
-  const auto& acc = s_.cfg.accelerator;
-  const int64_t accum = acc.gradient_accumulation.steps;
   UpdateResult r;
-  r.synced = (step + 1) % accum == 0;
-  if (s_.reducer) s_.reducer->set_sync(r.synced);  // null with --distributed.reduce_gradients=false
-  if (s_.world_size() > 1) broadcast_buffers(*s_.policy, *s_.group);  // DDP's broadcast_buffers=True, before each forward
+  r.synced = (step + 1) % p_.accumulation_steps == 0;
+  if (p_.reducer) p_.reducer->set_sync(r.synced);
+  forward_backward(batch, r);
+  if (r.synced) clip_and_step(step, r);
+  if (p_.scheduler) p_.scheduler->step();  // every micro-batch, as LeRobot (step_scheduler_with_optimizer=False)
+  r.lr = p_.optimizer->param_groups()[0].options().get_lr();
+  r.update_s = timer.seconds();
+  return r;
+}
 
+void UpdateStep::forward_backward(const Batch& batch, UpdateResult& r) {
+  if (p_.group) broadcast_buffers(*p_.policy, *p_.group);  // DDP's broadcast_buffers=True, before each forward
   PolicyOutput out;
   {
-    AutocastScope autocast(acc.mixed_precision, s_.device);
-    out = s_.policy->forward(batch);
+    AutocastScope autocast(p_.mixed_precision, p_.device);
+    out = p_.policy->forward(batch);
   }
   r.loss = out.loss.detach();
   r.values = std::move(out.values);
-  torch::Tensor loss = out.loss.to(torch::kFloat32) / static_cast<double>(accum);
-  if (s_.scaler) loss = s_.scaler->scale(loss);
+  torch::Tensor loss = out.loss.to(torch::kFloat32) / static_cast<double>(p_.accumulation_steps);
+  if (p_.scaler) loss = p_.scaler->scale(loss);
   loss.backward();
+}
 
-  if (r.synced) {
-    if (s_.reducer) s_.reducer->synchronize();  // gradients are now averaged over ranks
-    if (s_.scaler) s_.scaler->unscale_(*s_.optimizer);
-    const double max_norm = s_.cfg.optimizer->grad_clip_norm;
-    r.grad_norm = max_norm > 0 ? clip_grad_norm_(params_, max_norm) : total_grad_norm(params_);
-    // A non-finite loss of an earlier micro-step reaches the gradients, so this covers them too.
-    const torch::Tensor finite = torch::isfinite(r.loss) & torch::isfinite(r.grad_norm);
-    if (skip_on_device_) {
-      const torch::Tensor skip = finite.logical_not().to(torch::kFloat32);
-      step_unless(*s_.optimizer, skip);
-      consecutive_on_device_.add_(1.0).mul_(skip);  // back to 0 after a finite step
-      r.skipped_on_device = skip;
-    } else if (s_.scaler) {
-      if (finite.item<bool>() && !s_.scaler->found_inf()) {  // the scaler's check, as GradScaler's
-        r.skipped = !s_.scaler->step(*s_.optimizer);
-        consecutive_nonfinite_ = 0;
-      } else {
-        r.skipped = true;
-        note_nonfinite(step, !std::isfinite(r.loss.item<double>())
-                                 ? "loss"
-                                 : "fp16 gradients (loss scale " + std::to_string(s_.scaler->get_scale()) +
-                                       ", step skipped)");
-      }
-      s_.scaler->update();
-    } else if (finite.item<bool>()) {  // the one host read of the step
-      r.skipped = false;
-      s_.optimizer->step();
+void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
+  if (p_.reducer) p_.reducer->synchronize();  // gradients are now averaged over ranks
+  if (p_.scaler) p_.scaler->unscale_(*p_.optimizer);
+  r.grad_norm = p_.grad_clip_norm > 0 ? clip_grad_norm_(params_, p_.grad_clip_norm) : total_grad_norm(params_);
+  // A non-finite loss of an earlier micro-step reaches the gradients, so this covers them too.
+  const torch::Tensor finite = torch::isfinite(r.loss) & torch::isfinite(r.grad_norm);
+  if (skip_on_device_) {
+    const torch::Tensor skip = finite.logical_not().to(torch::kFloat32);
+    step_unless(*p_.optimizer, skip);
+    consecutive_on_device_.add_(1.0).mul_(skip);  // back to 0 after a finite step
+    r.skipped_on_device = skip;
+  } else if (p_.scaler) {
+    if (finite.item<bool>() && !p_.scaler->found_inf()) {  // the scaler's check, as GradScaler's
+      r.skipped = !p_.scaler->step(*p_.optimizer);
       consecutive_nonfinite_ = 0;
     } else {
       r.skipped = true;
-      note_nonfinite(step, std::isfinite(r.loss.item<double>()) ? first_nonfinite_grad() : "loss");
+      note_nonfinite(step, !std::isfinite(r.loss.item<double>())
+                               ? "loss"
+                               : "fp16 gradients (loss scale " + std::to_string(p_.scaler->get_scale()) +
+                                     ", step skipped)");
     }
-    s_.optimizer->zero_grad();
+    p_.scaler->update();
+  } else if (finite.item<bool>()) {  // the one host read of the step
+    r.skipped = false;
+    p_.optimizer->step();
+    consecutive_nonfinite_ = 0;
+  } else {
+    r.skipped = true;
+    note_nonfinite(step, std::isfinite(r.loss.item<double>()) ? first_nonfinite_grad() : "loss");
   }
-  if (s_.scheduler) s_.scheduler->step();  // every micro-batch, as LeRobot (step_scheduler_with_optimizer=False)
-  r.lr = s_.optimizer->param_groups()[0].options().get_lr();
-  r.update_s = timer.seconds();
-  return r;
+  zero_grad_to_none(*p_.optimizer);
 }
 
 }  // namespace lerobot

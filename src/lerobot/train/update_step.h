@@ -15,12 +15,36 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lerobot/policies/policy.h"
 
 namespace lerobot {
 
+class GradReducer;
+class LossScaler;
+class ProcessGroup;
+class Scheduler;
 struct TrainSetup;
+
+// What one update needs and nothing of the run around it (dataset, loader, output dir), so a
+// benchmark or a test can build a step on its own. Null pointers: not used (no scheduler, no loss
+// scaler, one process).
+struct UpdateStepParts {
+  Policy* policy = nullptr;
+  torch::optim::Optimizer* optimizer = nullptr;
+  Scheduler* scheduler = nullptr;
+  LossScaler* scaler = nullptr;
+  GradReducer* reducer = nullptr;
+  ProcessGroup* group = nullptr;  // for the buffer broadcast before each forward when > 1 process
+  torch::Device device{torch::kCPU};
+  std::string mixed_precision = "no";  // --accelerator.mixed_precision
+  int64_t accumulation_steps = 1;      // --accelerator.gradient_accumulation.steps
+  double grad_clip_norm = 0.0;         // 0: no clipping (the norm is still reported)
+  int64_t max_nonfinite_steps = 1;
+};
+// The parts of a run made by make_train_setup.
+UpdateStepParts update_step_parts(TrainSetup& setup);
 
 struct UpdateResult {
   torch::Tensor loss;       // 0-d, detached, on the device
@@ -37,18 +61,23 @@ struct UpdateResult {
 
 class UpdateStep {
  public:
-  explicit UpdateStep(TrainSetup& setup);
+  explicit UpdateStep(const UpdateStepParts& parts);
+  // forward_backward, then on accumulation boundaries clip_and_step; then the scheduler.
   UpdateResult run(const Batch& batch, int64_t step);
+  // The parts of run(), public so that each can be measured alone (bench/step_ops, tests).
+  void forward_backward(const Batch& batch, UpdateResult& r);
+  void clip_and_step(int64_t step, UpdateResult& r);
   // Device path: reads the count of consecutive skipped steps (one sync) and stops the run when it
   // reached max_nonfinite_steps. Call at log steps; a no-op on the host path.
   void check_nonfinite(int64_t step);
+  const std::vector<torch::Tensor>& params() const { return params_; }
 
  private:
   std::string first_nonfinite_grad() const;
   void note_nonfinite(int64_t step, const std::string& what);
   [[noreturn]] void diverged(int64_t count, int64_t step, const std::string& what) const;
 
-  TrainSetup& s_;
+  UpdateStepParts p_;
   std::vector<std::string> names_;
   std::vector<torch::Tensor> params_;
   int64_t consecutive_nonfinite_ = 0;
