@@ -1,0 +1,114 @@
+// Times the trainer's real training step (UpdateStep: forward, backward, clip, optimizer, scheduler)
+// on one batch kept on the device, so the figure is the step alone (no data loading), and counts
+// its operators and host synchronisations. bench/train_step/peer.py runs the same step in PyTorch
+// with LeRobot's ACT structure; compare the two printed ms/step from runs on the same machine.
+//
+//   bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [any train flag:
+//                    --batch_size=8 --policy.device=cuda --accelerator.mixed_precision=bf16
+//                    --optimizer_impl=foreach --policy.dim_model=256 ...]
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lerobot/common/device.h"
+#include "lerobot/common/fs.h"
+#include "lerobot/common/op_counter.h"
+#include "lerobot/distributed/launch_env.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/eval/record.h"
+#include "lerobot/train/batch_prep.h"
+#include "lerobot/train/train_config.h"
+#include "lerobot/train/train_setup.h"
+#include "lerobot/train/update_step.h"
+
+using namespace lerobot;
+
+namespace {
+
+void wait_for(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+double max_rss_gb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 20, warmup = 3;
+  int64_t image_size = 96, batch_size = 8;
+  std::vector<std::string> extra;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--steps=", 0) == 0) steps = std::stoi(a.substr(8));
+    else if (a.rfind("--warmup=", 0) == 0) warmup = std::stoi(a.substr(9));
+    else if (a.rfind("--image_size=", 0) == 0) image_size = std::stoll(a.substr(13));
+    else if (a.rfind("--batch_size=", 0) == 0) batch_size = std::stoll(a.substr(13));
+    else extra.push_back(a);
+  }
+  const fs::path dir = fs::temp_directory_path() / ("lerobot_train_step_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Reach2dEnvConfig env;
+  env.image_size = image_size;
+  // Enough frames that the batch is not capped to the dataset.
+  const int64_t episodes = std::max<int64_t>(4, batch_size / 8 + 2);
+  const fs::path data = record_expert_dataset(env, episodes, dir / "data", RecordOptions{}).root;
+  std::vector<std::string> args = {"--policy.type=act", "--dataset.root=" + data.string(),
+                                   "--batch_size=" + std::to_string(batch_size), "--num_workers=0",
+                                   "--steps=100000", "--policy.pretrained_backbone_weights=null",
+                                   "--output_dir=" + (dir / "out").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
+  UpdateStep update(update_step_parts(*setup));
+  setup->policy->train();
+  int64_t n_params = 0, n_tensors = 0;
+  for (const auto& p : setup->policy->parameters())
+    if (p.requires_grad()) n_params += p.numel(), ++n_tensors;
+  const Batch batch = prepare_batch(setup->loader->next().tensors, setup->processors, setup->device);
+
+  int64_t step = 0;
+  for (int i = 0; i < warmup; ++i) update.run(batch, step++);
+  wait_for(setup->device);
+  double ops = 0, syncs = 0;
+  {
+    OpCounter counter;
+    update.run(batch, step++);
+    ops = static_cast<double>(counter.ops());
+    syncs = static_cast<double>(counter.syncs());
+  }
+  wait_for(setup->device);
+  std::vector<double> ms;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < steps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    update.run(batch, step++);
+    wait_for(setup->device);  // per-step figure on a GPU includes the device's work
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::sort(ms.begin(), ms.end());
+  const auto peak = device_memory_peak(setup->device);
+  fs::remove_all(dir);
+
+  std::printf("lerobot.cpp ACT step: %lld parameters in %lld tensors, batch %lld, %lldx%lld image, device %s, "
+              "mixed_precision %s\n",
+              static_cast<long long>(n_params), static_cast<long long>(n_tensors), static_cast<long long>(batch_size),
+              static_cast<long long>(image_size), static_cast<long long>(image_size), setup->device.str().c_str(),
+              setup->cfg.accelerator.mixed_precision.c_str());
+  std::printf("ms/step: median %.2f  mean %.2f  min %.2f  (%d steps after %d warm-up)\n", ms[ms.size() / 2],
+              total_ms / steps, ms.front(), steps, warmup);
+  std::printf("samples/s: %.1f\n", 1000.0 * static_cast<double>(batch_size) / ms[ms.size() / 2]);
+  std::printf("operators/step: %.0f  host syncs/step: %.0f\n", ops, syncs);
+  if (peak) std::printf("peak device memory: %.2f GiB allocated, %.2f GiB reserved\n", peak->allocated_gb, peak->reserved_gb);
+  else std::printf("peak host memory (max RSS): %.2f GiB\n", max_rss_gb());
+  return 0;
+}
