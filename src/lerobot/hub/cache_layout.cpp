@@ -2,7 +2,11 @@
 // _cache_commit_hash_for_specific_revision, _create_symlink).
 #include "lerobot/hub/cache_layout.h"
 
+#include <unistd.h>
+
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
@@ -73,8 +77,10 @@ void RepoCache::link_pointer(const std::string& commit, const std::string& filen
   std::error_code ec;
   if (fs::is_symlink(dst, ec) && fs::read_symlink(dst, ec) == target) return;
   // A link made beside the pointer and renamed over it: a reader never sees a missing file.
+  // The temporary name is unique per process and thread: ranks may link the same file at once.
   fs::path tmp = dst;
-  tmp += ".tmp-link";
+  tmp += ".tmp-link-" + std::to_string(::getpid()) + "-" +
+         std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
   fs::remove(tmp, ec);
   fs::create_symlink(target, tmp, ec);
   if (ec) throw_runtime("cannot create the snapshot link: " + ec.message(), dst.string(),
