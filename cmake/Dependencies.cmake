@@ -9,6 +9,7 @@ find_library(SNAPPY_LIB snappy REQUIRED)
 find_library(ZSTD_LIB zstd REQUIRED)
 find_library(ZLIB_LIB z REQUIRED)
 find_library(BOX2D_LIB box2d)
+find_package(CURL REQUIRED)         # hub/: the Hugging Face Hub client (Debian libcurl4-openssl-dev)
 find_package(GTest)
 
 # Torch's exported flags include -D_GLIBCXX_USE_CXX11_ABI; keep them on the torch-using targets only.

@@ -47,6 +47,7 @@ PACKAGES=(
   libsnappy-dev libzstd-dev zlib1g-dev  # parquet pages
   nlohmann-json3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libbox2d-dev iproute2
+  libcurl4-openssl-dev python3          # hub/ client; python3 runs the test Hub server (tests/hub)
   clang libclang-rt-dev                 # libFuzzer targets (scripts/fuzz.sh); default clang on Debian 12 and 13
 )
 

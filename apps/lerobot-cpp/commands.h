@@ -22,4 +22,8 @@ bool wants_help(const Args& args);
 // as --name=value or --name value, and returns name -> value (the last occurrence wins).
 std::map<std::string, std::string> take_named_flags(Args& args, const std::set<std::string>& names);
 
+// --policy.path / --policy.pretrained_path given as a Hub id (org/name, not a local path) are
+// replaced by the downloaded snapshot folder (hub_flags.cpp).
+void resolve_hub_policy_flags(Args& args);
+
 }  // namespace lerobot::app

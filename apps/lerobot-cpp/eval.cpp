@@ -43,7 +43,8 @@ PolicyPtr load_policy(EvalPipelineConfig& cfg, const fs::path& dir, torch::Devic
 
 }  // namespace
 
-int eval_main(const Args& args) {
+int eval_main(const Args& input) {
+  Args args = input;
   if (wants_help(args)) {
     register_eval_configs();
     EvalPipelineConfig cfg;
@@ -51,6 +52,7 @@ int eval_main(const Args& args) {
     print_help(cfg, std::cout);
     return 0;
   }
+  resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
   EvalPipelineConfig cfg = parse_eval_config(args);
   const fs::path policy_dir = *cfg.policy->pretrained_path;
   const torch::Device device =

@@ -50,6 +50,7 @@ int infer_main(const Args& input) {
     return 0;
   }
   Args args = input;
+  resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
   auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame"});
   if (!args.empty()) {
     const std::string key = args.front().substr(0, args.front().find('='));

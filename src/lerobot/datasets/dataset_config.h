@@ -36,7 +36,7 @@ struct DatasetConfig : Config {
   double eval_split = 0.0;
 
   void visit(FieldVisitor& v) override {
-    field(v, "repo_id", repo_id, "Dataset name (a label here: nothing is downloaded)");
+    field(v, "repo_id", repo_id, "Hub dataset id (org/name): without --dataset.root it is fetched into $HF_LEROBOT_HOME/hub");
     field(v, "repo_type", repo_type, "Hub repo type");
     field(v, "root", root, "Local LeRobot dataset directory (v3.0 or v2.1)");
     field(v, "episodes", episodes, "Episode indices to use, e.g. '[0,1,2]' (all when null)");

@@ -1,5 +1,6 @@
 // Builds a training run from its config (LeRobot's train() up to the loop, §1.2 steps 2-14).
 #include "lerobot/train/train_setup.h"
+#include "lerobot/train/hub_dataset.h"
 
 #include <cstdlib>
 #include <ctime>
@@ -61,7 +62,11 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   auto s = std::make_unique<TrainSetup>();
   s->launch = launch;
   if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=act or --policy.path=DIR");
-  if (!cfg.dataset.root) throw_usage("no dataset given", "--dataset.root", "pass --dataset.root=DIR (a LeRobot v3.0 or v2.1 dataset)");
+  if (!cfg.dataset.root && !cfg.dataset.repo_id.empty())  // a Hub id: LeRobot's local copy or its hub cache
+    cfg.dataset.root = resolve_hub_dataset(cfg.dataset, hub::HubClient(hub::HubEnv::from_environment())).string();
+  if (!cfg.dataset.root)
+    throw_usage("no dataset given", "--dataset.root",
+                "pass --dataset.root=DIR (a LeRobot v3.0 or v2.1 dataset) or --dataset.repo_id=org/name (from the Hub)");
   s->device = resolve_device(cfg.policy->device, launch.local_rank);
   cfg.policy->device = device_config_name(s->device, cfg.policy->device);  // recorded in config.json
   apply_cuda_math_settings({cfg.cuda.tf32, cfg.cuda.cudnn_benchmark, cfg.cudnn_deterministic});

@@ -1,0 +1,207 @@
+// hf_hub_download in C++: HEAD for the commit/etag/size, the blob fetched into
+// blobs/<etag>.incomplete (resumed by Range), checked by size and sha256 / git sha1, renamed to
+// blobs/<etag> under .locks/<repo>/<etag>.lock, then linked from snapshots/<commit>/<file>.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/common/strings.h"
+#include "lerobot/hub/hashing.h"
+#include "lerobot/hub/hub_client.h"
+#include "lerobot/hub/hub_errors.h"
+
+namespace lerobot::hub {
+namespace {
+
+bool is_hex(const std::string& s, size_t n) {
+  if (s.size() != n) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+// An exclusive flock on the lock file huggingface_hub's FileLock also uses (fcntl.flock on Unix),
+// so two processes (our ranks, or Python next to us) never write the same blob at once.
+class BlobLock {
+ public:
+  explicit BlobLock(const fs::path& path) {
+    fs::create_directories(path.parent_path());
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+    if (fd_ < 0) throw_runtime("cannot open the download lock file", path.string(), "check that the cache folder is writable");
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~BlobLock() {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A line every few seconds while a file larger than 1 MB downloads.
+class ProgressLine {
+ public:
+  ProgressLine(std::string name, uint64_t total, uint64_t start, bool enabled)
+      : name_(std::move(name)), total_(total), start_(start), enabled_(enabled && total > (1u << 20)),
+        t0_(std::chrono::steady_clock::now()), last_(t0_) {
+    if (enabled_) LOG_INFO << "hub: downloading " << name_ << " (" << mb(total_) << " MB"
+                           << (start_ ? ", resuming at " + mb(start_) + " MB" : "") << ")";
+  }
+  void update(uint64_t done_now) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(3)) return;
+    last_ = now;
+    double s = std::chrono::duration<double>(now - t0_).count();
+    LOG_INFO << "hub: " << name_ << " " << mb(start_ + done_now) << "/" << mb(total_) << " MB ("
+             << mb(uint64_t(done_now / std::max(s, 1e-3))) << " MB/s)";
+  }
+
+ private:
+  static std::string mb(uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f", bytes / 1048576.0);
+    return buf;
+  }
+  std::string name_;
+  uint64_t total_, start_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point t0_, last_;
+};
+
+uint64_t file_size_or_zero(const fs::path& p) {
+  std::error_code ec;
+  auto n = fs::file_size(p, ec);
+  return ec ? 0 : uint64_t(n);
+}
+
+}  // namespace
+
+// Fetches the blob into blobs/<etag>.incomplete and moves it to blobs/<etag> once it is whole and
+// its hash is the etag. The caller holds the blob's lock.
+static void fetch_blob(const HubClient& client, const RepoCache& cache, const FileMetadata& m,
+                       const RequestContext& ctx) {
+  const fs::path part = cache.incomplete(m.etag);
+  const fs::path blob = cache.blob(m.etag);
+  fs::create_directories(part.parent_path());
+  const auto& opt = client.options();
+  double wait = opt.backoff_initial_s;
+  int failures = 0;
+  for (;;) {
+    uint64_t have = file_size_or_zero(part);
+    if (have > m.size) {  // more bytes than announced: not the file the Hub described
+      fs::remove(part);
+      have = 0;
+      if (++failures > opt.max_retries)
+        throw_runtime("the server sent more than the " + std::to_string(m.size) + " bytes announced for " + describe(ctx),
+                      m.download_url, "run the command again; if it happens again, the server or a proxy alters the file");
+    }
+    if (have == m.size && fs::exists(part)) break;
+    ProgressLine progress(ctx.filename, m.size, have, opt.progress);
+    HttpRequest req;
+    req.url = m.download_url;
+    req.append_to = part;
+    req.range_from = have;
+    if (!client.env().token.empty()) {
+      // The token goes only to the Hub's own host (not to a blob host it redirects to).
+      std::string origin = client.env().endpoint;
+      if (starts_with(m.download_url, origin + "/")) req.headers.push_back("Authorization: Bearer " + client.env().token);
+    }
+    req.on_progress = [&](uint64_t now, uint64_t) {
+      progress.update(now);
+      return true;
+    };
+    std::string problem;
+    try {
+      if (have == 0) {
+        // Create the file, so an empty blob and a resume both start from a file that exists.
+        std::FILE* f = std::fopen(part.c_str(), "ab");
+        if (f) std::fclose(f);
+      }
+      HttpResponse resp = http_perform(req);
+      if (resp.status == 416) {  // our offset is past the server's copy: start again
+        fs::remove(part);
+        problem = "HTTP 416";
+      } else if (resp.status == 429 || resp.status >= 500) {
+        problem = "HTTP " + std::to_string(resp.status);
+      } else if (resp.status != 200 && resp.status != 206) {
+        throw_for_status(resp, ctx, client);
+      } else if (file_size_or_zero(part) < m.size) {
+        problem = "the connection ended after " + std::to_string(file_size_or_zero(part)) + " of " +
+                  std::to_string(m.size) + " bytes";
+      } else {
+        continue;  // loop top checks the size
+      }
+    } catch (const TransportError& e) {
+      problem = e.message;
+    }
+    if (++failures > opt.max_retries) {
+      throw_unreachable(problem + " (the " + std::to_string(file_size_or_zero(part)) +
+                            " bytes so far are kept in " + part.string() + " and resumed next time)",
+                        ctx, client);
+    }
+    LOG_WARNING << "hub: " << ctx.filename << ": " << redact(problem, client.env().token) << "; resuming at byte "
+                << file_size_or_zero(part) << " in " << wait << " s (retry " << failures << "/" << opt.max_retries
+                << ")";
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    wait = std::min(wait * 2, opt.backoff_max_s);
+  }
+  // The checks before the file becomes visible: size, then the etag's hash.
+  uint64_t got = file_size_or_zero(part);
+  std::string actual, kind;
+  if (is_hex(m.etag, 64)) {
+    actual = sha256_file(part);
+    kind = "sha256";
+  } else if (is_hex(m.etag, 40)) {
+    actual = git_blob_sha1_file(part);
+    kind = "git sha1";
+  }
+  if (got != m.size || (!kind.empty() && actual != m.etag)) {
+    std::error_code ec;
+    fs::remove(part, ec);
+    std::string what = got != m.size ? std::to_string(got) + " bytes arrived, the Hub announced " + std::to_string(m.size)
+                                     : "its " + kind + " is " + actual + ", the Hub announced " + m.etag;
+    throw_runtime("the download of " + describe(ctx) + " is damaged: " + what + " (it was discarded, nothing entered the cache)",
+                  cache.storage().string(), "run the command again; if it happens again, the server or a proxy alters the file");
+  }
+  fs::rename(part, blob);
+}
+
+fs::path HubClient::download_file(const fs::path& cache_dir, RepoType type, const std::string& repo_id,
+                                  const std::string& revision, const std::string& filename) const {
+  RequestContext ctx{type, repo_id, revision, filename};
+  // A repo file name that could leave the snapshot folder is refused.
+  for (const auto& part : split(filename, '/'))
+    if (part.empty() || part == "." || part == "..")
+      throw_runtime("refusing the repo file name '" + filename + "' (empty or '..' segments)", describe(ctx));
+  RepoCache cache(cache_dir, type, repo_id);
+  std::error_code ec;
+  if (is_commit_hash(revision) && fs::exists(cache.pointer(revision, filename), ec))
+    return cache.pointer(revision, filename);
+  if (env_.offline) {
+    auto commit = cache.resolve_cached(revision);
+    if (commit && fs::exists(cache.pointer(*commit, filename), ec)) return cache.pointer(*commit, filename);
+    throw_usage(describe(ctx) + " is not in the cache and HF_HUB_OFFLINE is set",
+                commit ? cache.pointer(*commit, filename).string() : cache.ref(revision).string(),
+                "unset HF_HUB_OFFLINE to download it");
+  }
+  FileMetadata m = file_metadata(type, repo_id, revision, filename);
+  cache.write_ref(revision, m.commit);
+  fs::path pointer = cache.pointer(m.commit, filename);
+  if (fs::exists(pointer, ec)) return pointer;
+  if (!fs::exists(cache.blob(m.etag), ec)) {
+    BlobLock lock(cache.lock(m.etag));
+    if (!fs::exists(cache.blob(m.etag), ec)) fetch_blob(*this, cache, m, ctx);
+  }
+  cache.link_pointer(m.commit, filename, m.etag);
+  return pointer;
+}
+
+}  // namespace lerobot::hub

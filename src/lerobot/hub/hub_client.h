@@ -1,0 +1,91 @@
+// HubClient: the Hub's HTTP API as huggingface_hub uses it (repo info, refs, resolve + download)
+// writing huggingface_hub's cache layout (cache_layout.h). Retries with back-off, resumable
+// downloads checked by size and sha256/git-sha1 before they enter the cache, offline mode.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lerobot/common/fs.h"
+#include "lerobot/hub/cache_layout.h"
+#include "lerobot/hub/hub_env.h"
+
+namespace lerobot::hub {
+
+struct HubClientOptions {
+  int max_retries = 5;            // attempts after the first, for 429/5xx and broken connections
+  double backoff_initial_s = 1.0; // doubled each retry ...
+  double backoff_max_s = 8.0;     // ... up to this
+  int parallel = 8;               // files downloaded at once by download_files
+  bool progress = true;           // progress lines on stderr
+};
+
+struct RepoInfo {
+  std::string commit;              // "sha"
+  std::vector<std::string> files;  // "siblings"[].rfilename
+};
+
+struct RepoRefs {
+  struct Ref {
+    std::string name;    // "v3.0", "main"
+    std::string commit;  // "targetCommit"
+  };
+  std::vector<Ref> branches, tags;
+};
+
+// What a HEAD on resolve/<revision>/<file> says (huggingface_hub's HfFileMetadata).
+struct FileMetadata {
+  std::string commit;        // X-Repo-Commit
+  std::string etag;          // X-Linked-Etag, else ETag; quotes and W/ removed
+  uint64_t size = 0;         // X-Linked-Size, else Content-Length
+  std::string download_url;  // Location of a redirect, else the resolve URL
+};
+
+struct Snapshot {
+  fs::path dir;        // <cache>/<type>s--org--name/snapshots/<commit>
+  std::string commit;
+  std::vector<std::string> files;  // repo files (all of them, not only the ones fetched)
+};
+
+class HubClient {
+ public:
+  explicit HubClient(HubEnv env, HubClientOptions options = {});
+  const HubEnv& env() const { return env_; }
+  const HubClientOptions& options() const { return options_; }
+
+  // GET /api/<type>s/<id>/revision/<revision>.
+  RepoInfo repo_info(RepoType type, const std::string& repo_id, const std::string& revision) const;
+  // GET /api/<type>s/<id>/refs.
+  RepoRefs list_refs(RepoType type, const std::string& repo_id) const;
+  // HEAD <endpoint>/[datasets/]<id>/resolve/<revision>/<file>, relative redirects followed.
+  FileMetadata file_metadata(RepoType type, const std::string& repo_id, const std::string& revision,
+                             const std::string& filename) const;
+
+  // hf_hub_download(cache_dir=...): snapshots/<commit>/<filename>, downloaded if needed. A commit
+  // revision whose file is in the cache costs no request; offline mode only reads the cache.
+  fs::path download_file(const fs::path& cache_dir, RepoType type, const std::string& repo_id,
+                         const std::string& revision, const std::string& filename) const;
+
+  // snapshot_download(cache_dir=..., allow_patterns as a predicate): the snapshot folder with
+  // every repo file that `wanted` accepts. refs/<revision> is written for a branch or tag.
+  Snapshot snapshot(const fs::path& cache_dir, RepoType type, const std::string& repo_id,
+                    const std::string& revision,
+                    const std::function<bool(const std::string&)>& wanted) const;
+
+  // Downloads `files` of the commit into the cache, `options().parallel` at a time.
+  void download_files(const fs::path& cache_dir, RepoType type, const std::string& repo_id,
+                      const std::string& commit, const std::vector<std::string>& files) const;
+
+  // "<endpoint>/datasets/<id>" or "<endpoint>/<id>": where a user sees the repo.
+  std::string repo_url(RepoType type, const std::string& repo_id) const;
+
+ private:
+  std::string get_json_text(const std::string& url, RepoType type, const std::string& repo_id,
+                            const std::string& revision) const;
+  std::vector<std::string> auth_headers(const std::string& url) const;
+  HubEnv env_;
+  HubClientOptions options_;
+};
+
+}  // namespace lerobot::hub

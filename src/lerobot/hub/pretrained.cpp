@@ -1,0 +1,33 @@
+// A model repo's pretrained_model files into the standard cache (huggingface_hub's snapshot).
+#include "lerobot/hub/pretrained.h"
+
+#include <cctype>
+
+#include "lerobot/common/logging.h"
+#include "lerobot/common/strings.h"
+
+namespace lerobot::hub {
+
+bool looks_like_repo_id(const std::string& s) {
+  auto parts = split(s, '/');
+  if (parts.size() != 2) return false;
+  for (const auto& p : parts) {
+    if (p.empty() || p.size() > 96 || p[0] == '.' || p[0] == '-' || p.find("..") != std::string::npos) return false;
+    for (unsigned char c : p)
+      if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+fs::path resolve_pretrained(const HubClient& client, const std::string& value, const std::string& revision) {
+  std::error_code ec;
+  if (fs::exists(value, ec) || !looks_like_repo_id(value)) return value;
+  // The files from_pretrained and make_pre_post_processors read: the top-level JSON and safetensors.
+  Snapshot snap = client.snapshot(client.env().hub_cache, RepoType::kModel, value, revision, [](const std::string& f) {
+    return f.find('/') == std::string::npos && (ends_with(f, ".json") || ends_with(f, ".safetensors"));
+  });
+  LOG_INFO << "policy " << value << " (Hub, commit " << snap.commit.substr(0, 10) << "): " << snap.dir.string();
+  return snap.dir;
+}
+
+}  // namespace lerobot::hub

@@ -1,0 +1,120 @@
+// `lerobot-cpp train` (the built executable) with Hub ids against the local Hub server (tests/hub/hub_server.py):
+// --dataset.repo_id into $HF_LEROBOT_HOME/hub, --policy.path=org/name into $HF_HUB_CACHE, and
+// the same run again offline, served from the cache.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "hub_test_helpers.h"
+#include "lerobot/common/strings.h"
+
+namespace lerobot::hub {
+namespace {
+
+using hub::testing::TempDir;
+
+// Runs `lerobot-cpp ARGS` (stdout+stderr into *output) and returns its exit code.
+int run_cli(const std::string& args, std::string* output) {
+  output->clear();
+  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
+  const int status = ::pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A tiny ACT (the flags of tests/train's tiny run).
+const char* kTinyAct =
+    " --policy.type=act --policy.dim_model=32 --policy.n_heads=2 --policy.dim_feedforward=64"
+    " --policy.n_encoder_layers=1 --policy.n_vae_encoder_layers=1 --policy.chunk_size=5 --policy.n_action_steps=5"
+    " --policy.pretrained_backbone_weights=null --batch_size=4 --steps=1 --log_freq=1 --num_workers=0 --seed=7";
+
+// Sets the Hub variables for the child processes and restores the old ones.
+class HubEnvironment {
+ public:
+  HubEnvironment(const std::string& endpoint, const fs::path& home) {
+    for (const char* n : kNames) {
+      if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
+      ::unsetenv(n);
+    }
+    ::setenv("HF_ENDPOINT", endpoint.c_str(), 1);
+    ::setenv("HF_HOME", home.c_str(), 1);
+  }
+  ~HubEnvironment() {
+    for (const char* n : kNames) ::unsetenv(n);
+    for (const auto& [k, v] : saved_) ::setenv(k.c_str(), v.c_str(), 1);
+  }
+
+ private:
+  static constexpr const char* kNames[] = {"HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE", "HF_LEROBOT_HOME", "HF_TOKEN",
+                                           "HF_HUB_OFFLINE", "HUGGINGFACE_HUB_CACHE", "HF_TOKEN_PATH"};
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST(HubTrain, DatasetAndPolicyByHubIdThenOffline) {
+  TempDir tmp;
+  const fs::path scratch = tmp.path;
+  const fs::path data = scratch / "reach2d";
+  const fs::path ckpt = scratch / "base";
+  std::string log;
+  ASSERT_EQ(run_cli("dataset generate --env.type=reach2d --num_episodes=3 --env.image_size=64 --output_dir=" + data.string(), &log), 0) << log;
+  ASSERT_EQ(run_cli("train" + std::string(kTinyAct) + " --dataset.root=" + data.string() + " --output_dir=" + ckpt.string(), &log), 0) << log;
+  const std::string kData = std::string(40, 'd'), kModel = std::string(40, 'e');
+  Json config{{"token", "unused"},
+              {"faults", Json::object()},
+              {"repos", Json::array({Json{{"type", "dataset"},
+                                          {"id", "lerobot/reach-test"},
+                                          {"revisions", Json::array({Json{{"commit", kData},
+                                                                          {"dir", data.string()},
+                                                                          {"branches", {"main"}},
+                                                                          {"tags", {"v2.1", "v3.0"}}}})}},
+                                     Json{{"type", "model"},
+                                          {"id", "lerobot/act-reach"},
+                                          {"revisions", Json::array({Json{{"commit", kModel},
+                                                                          {"dir", (ckpt / "checkpoints/last/pretrained_model").string()},
+                                                                          {"branches", {"main"}}}})}}})}};
+  const fs::path home = scratch / "hf_home";
+  const fs::path snap = home / "lerobot/hub/datasets--lerobot--reach-test/snapshots" / kData;
+  const fs::path model_snap = home / "hub/models--lerobot--act-reach/snapshots" / kModel;
+  {
+    testing::HubServer server(config, scratch / "server");
+    HubEnvironment env(server.endpoint(), home);
+    ASSERT_EQ(run_cli("train" + std::string(kTinyAct) + " --output_dir=" + (scratch / "run1").string() +
+                          " --dataset.repo_id=lerobot/reach-test --dataset.episodes=[0,2]", &log), 0) << log;
+    EXPECT_NE(log.find("revision v3.0"), std::string::npos) << log;
+    // info.json is a relative link to its blob, whose lock huggingface_hub's way sits in .locks/.
+    const fs::path link = fs::read_symlink(snap / "meta/info.json");
+    EXPECT_EQ(link.parent_path().generic_string(), "../../../blobs");
+    EXPECT_TRUE(fs::exists(home / "lerobot/hub/.locks/datasets--lerobot--reach-test" / (link.filename().string() + ".lock")));
+    EXPECT_EQ(read_file(home / "lerobot/hub/datasets--lerobot--reach-test/refs/v3.0"), kData);
+    EXPECT_EQ(read_file(snap / "meta/info.json"), read_file(data / "meta/info.json"));
+    EXPECT_TRUE(fs::exists(snap / "data/chunk-000/file-000.parquet")) << log;
+    EXPECT_FALSE(fs::exists(home / "hub")) << "a dataset went to $HF_HUB_CACHE";
+
+    // Fine-tuning from the model repo: its files land in $HF_HUB_CACHE/models--lerobot--act-reach.
+    ASSERT_EQ(run_cli("train --policy.path=lerobot/act-reach --dataset.repo_id=lerobot/reach-test --output_dir=" +
+                          (scratch / "run2").string() + " --steps=1 --batch_size=4 --num_workers=0", &log), 0) << log;
+    EXPECT_NE(log.find("Fine-tuning from " + model_snap.string()), std::string::npos) << log;
+    EXPECT_EQ(read_file(model_snap / "model.safetensors"),
+              read_file(ckpt / "checkpoints/last/pretrained_model/model.safetensors"));
+    EXPECT_TRUE(fs::exists(model_snap / "config.json"));
+  }  // the server is gone
+  HubEnvironment env("http://127.0.0.1:1", home);
+  ::setenv("HF_HUB_OFFLINE", "1", 1);
+  EXPECT_EQ(run_cli("train --policy.path=lerobot/act-reach --dataset.repo_id=lerobot/reach-test --output_dir=" +
+                        (scratch / "run3").string() + " --steps=1 --batch_size=4 --num_workers=0", &log), 0) << log;
+  // Offline and not cached: a usage error that names HF_HUB_OFFLINE.
+  EXPECT_EQ(run_cli("train --policy.path=lerobot/never-fetched --dataset.repo_id=lerobot/reach-test --output_dir=" +
+                        (scratch / "run4").string() + " --steps=1", &log), 2) << log;
+  EXPECT_NE(log.find("HF_HUB_OFFLINE"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace lerobot::hub
