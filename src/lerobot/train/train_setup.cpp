@@ -7,6 +7,7 @@
 #include "lerobot/common/device.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/strings.h"
 #include "lerobot/optim/presets.h"
 #include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/policies/factory.h"
@@ -168,6 +169,13 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   lo.start_step = s->start_step;
   lo.seed = static_cast<uint64_t>(s->seed);
   lo.drop_n_last_frames = s->cfg.policy->drop_n_last_frames();
+  if (s->cfg.dataset.image_transforms.enable) {  // training augmentation (checked in validate())
+    lo.image_transforms = std::make_shared<const ImageTransforms>(s->cfg.dataset.image_transforms);
+    if (s->is_main())
+      LOG_INFO << "Image augmentation on: up to " << s->cfg.dataset.image_transforms.max_num_transforms << " of ["
+               << join(lo.image_transforms->names(), ", ") << "] per camera and sample"
+               << (s->cfg.dataset.image_transforms.random_order ? ", in random order" : "");
+  }
   s->loader = std::make_unique<DataLoader>(s->dataset, lo);
   return s;
 }
