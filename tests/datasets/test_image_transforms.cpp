@@ -187,6 +187,37 @@ TEST(ImageKernels, MotionBlurAveragesAlongTheLine) {
   }, "motion blur 90");
 }
 
+TEST(ImageKernels, PatchBrightnessAndDropoutMatchLeRobotsDefinitions) {
+  const auto img = real_frame();
+  const int64_t h = img.size(1), w = img.size(2);
+  const std::vector<double> cy{0.3, 0.8}, cx{0.5, 0.1}, sg{0.1, 0.2}, fc{1.5, 0.6};
+  expect_per_pixel(image::gaussian_patch_brightness(img, cy, cx, sg, fc), img, [&](int64_t y, int64_t x) {
+    const double fy = double(y) / double(h - 1), fx = double(x) / double(w - 1);  // linspace(0, 1)
+    double m = 1.0;
+    for (int k = 0; k < 2; ++k)
+      m *= 1.0 + (fc[k] - 1.0) * std::exp(-((fy - cy[k]) * (fy - cy[k]) + (fx - cx[k]) * (fx - cx[k])) / (2 * sg[k] * sg[k]));
+    Px p = px(img, y, x);
+    return Px{clamp01(p[0] * m), clamp01(p[1] * m), clamp01(p[2] * m)};
+  }, "gaussian patches");
+  auto dropped = image::coarse_dropout(img, {{10, 20, 5, 7}, {0, 0, 2, 3}}, 0.25);
+  expect_per_pixel(dropped, img, [&](int64_t y, int64_t x) {
+    const bool in = (y >= 10 && y < 15 && x >= 20 && x < 27) || (y < 2 && x < 3);
+    return in ? Px{0.25, 0.25, 0.25} : px(img, y, x);
+  }, "coarse dropout");
+  // The transform's holes stay inside the frame and are 1..7 % of its sides.
+  auto drop = make_image_transform("CoarseDropout", {{"max_holes", 3}, {"fill_value", 1.0}}, "t");
+  TransformRng rng(11);
+  for (int i = 0; i < 200; ++i) {
+    auto p = drop->sample(rng, h, w);
+    ASSERT_GE(p.at("n"), 1.0);
+    ASSERT_LE(p.at("n"), 3.0);
+    ASSERT_LE(p.at("hf0"), 0.07);
+    auto out = drop->apply(img, p);
+    ASSERT_EQ(out.sizes(), img.sizes());
+    ASSERT_GT((out == 1.0f).sum().item<int64_t>(), (img == 1.0f).sum().item<int64_t>());  // holes filled
+  }
+}
+
 ImageTransformsConfig enabled_default() {
   ImageTransformsConfig c;
   c.enable = true;

@@ -156,6 +156,27 @@ torch::Tensor motion_blur(const torch::Tensor& img, int64_t kernel_size, double 
   return out.view(img.sizes()).clamp_(0.0, 1.0);
 }
 
+torch::Tensor gaussian_patch_brightness(const torch::Tensor& img, const std::vector<double>& cy,
+                                        const std::vector<double>& cx, const std::vector<double>& sigma,
+                                        const std::vector<double>& factor) {
+  const int64_t h = img.size(-2), w = img.size(-1);
+  auto opt = img.options();
+  auto yy = torch::linspace(0.0, 1.0, h, opt).view({h, 1});
+  auto xx = torch::linspace(0.0, 1.0, w, opt).view({1, w});
+  auto mask = torch::ones({h, w}, opt);
+  for (size_t k = 0; k < cy.size(); ++k) {
+    auto gauss = torch::exp(-((yy - cy[k]).pow(2) + (xx - cx[k]).pow(2)) / (2.0 * sigma[k] * sigma[k]));
+    mask = mask * (1.0 + (factor[k] - 1.0) * gauss);
+  }
+  return (img * mask).clamp_(0.0, 1.0);
+}
+
+torch::Tensor coarse_dropout(const torch::Tensor& img, const std::vector<Hole>& holes, double fill) {
+  auto out = img.clone();
+  for (const auto& hole : holes) out.narrow(-2, hole.y, hole.h).narrow(-1, hole.x, hole.w).fill_(fill);
+  return out;
+}
+
 torch::Tensor add_gaussian_noise(const torch::Tensor& img, const torch::Tensor& noise, double std_255) {
   return (img + noise * (std_255 / 255.0)).clamp_(0.0, 1.0);
 }

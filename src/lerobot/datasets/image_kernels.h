@@ -6,6 +6,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace lerobot::image {
 
@@ -30,6 +31,16 @@ torch::Tensor affine(const torch::Tensor& img, double angle, int64_t tx, int64_t
 torch::Tensor adjust_gamma(const torch::Tensor& img, double gamma);  // img ** gamma, clamped
 // Averaging along a line through the centre at `angle_deg`; odd kernel size; replicate padding.
 torch::Tensor motion_blur(const torch::Tensor& img, int64_t kernel_size, double angle_deg);
+// Multiplies by prod_k (1 + (factor_k - 1) exp(-d_k^2 / (2 sigma_k^2))), d_k the distance to centre k
+// in coordinates where the image spans [0, 1] on both axes; clamped.
+torch::Tensor gaussian_patch_brightness(const torch::Tensor& img, const std::vector<double>& cy,
+                                        const std::vector<double>& cx, const std::vector<double>& sigma,
+                                        const std::vector<double>& factor);
+// Fills rectangles (y, x, height, width in pixels) with `fill`.
+struct Hole {
+  int64_t y, x, h, w;
+};
+torch::Tensor coarse_dropout(const torch::Tensor& img, const std::vector<Hole>& holes, double fill);
 // img + noise * std / 255, clamped; `noise` is standard normal of img's shape.
 torch::Tensor add_gaussian_noise(const torch::Tensor& img, const torch::Tensor& noise, double std_255);
 

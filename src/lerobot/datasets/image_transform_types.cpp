@@ -45,7 +45,7 @@ class Kwargs {
   const Json& at(const std::string& k) const { return j_[k]; }
   std::string path(const std::string& k) const { return path_ + ".kwargs." + k; }
   [[noreturn]] void bad(const std::string& k, const std::string& why, const std::string& example) const {
-    throw_usage("'" + path(k) + "' " + why + ", got " + at(k).dump(), path(k), "pass e.g. " + example);
+    throw_usage(k + " " + why + ", got " + at(k).dump(), path(k), "pass e.g. " + example);
   }
   // A number, or a [min, max] pair.
   bool is_number(const std::string& k) const { return at(k).is_number(); }
@@ -283,14 +283,117 @@ class MotionBlur : public ImageTransform {
   int64_t lo_ = 3, hi_ = 11, first_odd_ = 3;
 };
 
+class GaussianPatchBrightness : public ImageTransform {
+ public:
+  explicit GaussianPatchBrightness(const Kwargs& kw) {
+    if (kw.has("num_patches")) {
+      if (kw.at("num_patches").is_number_integer()) n_lo_ = n_hi_ = kw.at("num_patches").get<int64_t>();
+      else {
+        const Range r = kw.pair("num_patches", "[1, 4]");
+        n_lo_ = int64_t(r.lo), n_hi_ = int64_t(r.hi);
+      }
+      if (!(1 <= n_lo_ && n_lo_ <= n_hi_)) kw.bad("num_patches", "must satisfy 1 <= min <= max", "[1, 4]");
+    }
+    if (kw.has("sigma_range")) {
+      sigma_ = kw.pair("sigma_range", "[0.05, 0.25]");
+      if (!(0.0 < sigma_.lo && sigma_.lo <= sigma_.hi)) kw.bad("sigma_range", "must satisfy 0 < min <= max", "[0.05, 0.25]");
+    }
+    if (kw.has("factor_range")) {
+      factor_ = kw.pair("factor_range", "[0.4, 1.6]");
+      if (!(0.0 <= factor_.lo && factor_.lo <= factor_.hi)) kw.bad("factor_range", "must satisfy 0 <= min <= max", "[0.4, 1.6]");
+    }
+  }
+  TransformParams sample(TransformRng& rng, int64_t, int64_t) const override {
+    const int64_t n = rng.randint(n_lo_, n_hi_);
+    TransformParams p{{"n", double(n)}};
+    for (int64_t k = 0; k < n; ++k) {
+      const std::string i = std::to_string(k);
+      p["cy" + i] = rng.uniform(0.0, 1.0);
+      p["cx" + i] = rng.uniform(0.0, 1.0);
+      p["sigma" + i] = rng.uniform(sigma_.lo, sigma_.hi);
+      p["factor" + i] = rng.uniform(factor_.lo, factor_.hi);
+    }
+    return p;
+  }
+  torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
+    std::vector<double> cy, cx, sigma, factor;
+    for (int64_t k = 0; k < int64_t(p.at("n")); ++k) {
+      const std::string i = std::to_string(k);
+      cy.push_back(p.at("cy" + i));
+      cx.push_back(p.at("cx" + i));
+      sigma.push_back(p.at("sigma" + i));
+      factor.push_back(p.at("factor" + i));
+    }
+    return image::gaussian_patch_brightness(img, cy, cx, sigma, factor);
+  }
+
+ private:
+  int64_t n_lo_ = 1, n_hi_ = 4;
+  Range sigma_{0.05, 0.25}, factor_{0.4, 1.6};
+};
+
+class CoarseDropout : public ImageTransform {
+ public:
+  explicit CoarseDropout(const Kwargs& kw) {
+    if (kw.has("max_holes")) {
+      if (!kw.at("max_holes").is_number_integer() || kw.at("max_holes").get<int64_t>() < 1)
+        kw.bad("max_holes", "must be an integer >= 1", "8");
+      max_holes_ = kw.at("max_holes").get<int64_t>();
+    }
+    auto frac = [&](const char* k, double& out, double lo_open, double hi) {
+      if (!kw.has(k)) return;
+      if (!kw.is_number(k)) kw.bad(k, "must be a number", "0.07");
+      out = kw.at(k).get<double>();
+      if (!(out > lo_open && out <= hi)) kw.bad(k, "must be in (0, 1]", "0.07");
+    };
+    frac("max_height_frac", max_h_, 0.0, 1.0);
+    frac("max_width_frac", max_w_, 0.0, 1.0);
+    if (kw.has("fill_value")) {
+      if (!kw.is_number("fill_value")) kw.bad("fill_value", "must be a number", "0.0");
+      fill_ = kw.at("fill_value").get<double>();
+      if (!(0.0 <= fill_ && fill_ <= 1.0)) kw.bad("fill_value", "must be in [0, 1]", "0.0");
+    }
+  }
+  TransformParams sample(TransformRng& rng, int64_t, int64_t) const override {
+    const int64_t n = rng.randint(1, max_holes_);
+    TransformParams p{{"n", double(n)}};
+    for (int64_t k = 0; k < n; ++k) {
+      const std::string i = std::to_string(k);
+      p["hf" + i] = rng.uniform(0.0, 1.0) * max_h_;
+      p["wf" + i] = rng.uniform(0.0, 1.0) * max_w_;
+      p["yf" + i] = rng.uniform(0.0, 1.0);
+      p["xf" + i] = rng.uniform(0.0, 1.0);
+    }
+    return p;
+  }
+  torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
+    const int64_t h = img.size(-2), w = img.size(-1);
+    std::vector<image::Hole> holes;
+    for (int64_t k = 0; k < int64_t(p.at("n")); ++k) {
+      const std::string i = std::to_string(k);
+      image::Hole hole;
+      hole.h = std::max<int64_t>(1, std::min<int64_t>(h, int64_t(std::nearbyint(p.at("hf" + i) * double(h)))));
+      hole.w = std::max<int64_t>(1, std::min<int64_t>(w, int64_t(std::nearbyint(p.at("wf" + i) * double(w)))));
+      hole.y = int64_t(std::nearbyint(p.at("yf" + i) * double(h - hole.h)));
+      hole.x = int64_t(std::nearbyint(p.at("xf" + i) * double(w - hole.w)));
+      holes.push_back(hole);
+    }
+    return image::coarse_dropout(img, holes, fill_);
+  }
+
+ private:
+  int64_t max_holes_ = 8;
+  double max_h_ = 0.07, max_w_ = 0.07, fill_ = 0.0;
+};
+
 // LeRobot 0.6 types not implemented here yet (refused by name rather than silently skipped).
-const std::vector<std::string> kNotYet = {"JPEGCompression", "GaussianPatchBrightness", "RandomShadow",
-                                          "CoarseDropout", "PlanckianJitter"};
+const std::vector<std::string> kNotYet = {"JPEGCompression", "RandomShadow", "PlanckianJitter"};
 
 }  // namespace
 
 std::vector<std::string> implemented_transform_types() {
-  return {"ColorJitter", "GammaCorrection", "GaussianNoise", "Identity", "MotionBlur", "RandomAffine", "SharpnessJitter"};
+  return {"CoarseDropout",  "ColorJitter", "GammaCorrection", "GaussianNoise", "GaussianPatchBrightness",
+          "Identity",       "MotionBlur",  "RandomAffine",    "SharpnessJitter"};
 }
 
 std::unique_ptr<ImageTransform> make_image_transform(const std::string& type, const Json& kwargs,
@@ -304,12 +407,19 @@ std::unique_ptr<ImageTransform> make_image_transform(const std::string& type, co
   if (type == "GaussianNoise") return std::make_unique<GaussianNoise>(Kwargs(kwargs, path, {"std"}));
   if (type == "GammaCorrection") return std::make_unique<GammaCorrection>(Kwargs(kwargs, path, {"gamma"}));
   if (type == "MotionBlur") return std::make_unique<MotionBlur>(Kwargs(kwargs, path, {"kernel_size"}));
+  if (type == "GaussianPatchBrightness")
+    return std::make_unique<GaussianPatchBrightness>(
+        Kwargs(kwargs, path, {"num_patches", "sigma_range", "factor_range"}));
+  if (type == "CoarseDropout")
+    return std::make_unique<CoarseDropout>(
+        Kwargs(kwargs, path, {"max_holes", "max_height_frac", "max_width_frac", "fill_value"}));
   const auto known = implemented_transform_types();
   if (std::find(kNotYet.begin(), kNotYet.end(), type) != kNotYet.end())
     throw_usage("image transform type '" + type + "' (LeRobot 0.6) is not implemented in lerobot.cpp yet", path + ".type",
                 "use one of: " + join(known, ", "));
+  const std::string near = nearest(type, known);
   throw_usage("unknown image transform type '" + type + "'", path + ".type",
-              suggest_choice(type, known) + " (known types: " + join(known, ", ") + ")");
+              (near.empty() ? "" : "did you mean '" + near + "'? ") + "known types: " + join(known, ", "));
 }
 
 }  // namespace lerobot

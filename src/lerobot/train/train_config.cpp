@@ -52,6 +52,7 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "parallelism", parallelism, "Parallelism layout");
   field(v, "accelerator", accelerator, "Mixed precision and gradient accumulation");
   field(v, "eval", eval, "Environment evaluation");
+  field(v, "ema", ema, "Exponential moving average of the weights");
   field(v, "wandb", wandb, "Weights & Biases");
   field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
   field(v, "distributed", distributed, "lerobot.cpp distributed settings");

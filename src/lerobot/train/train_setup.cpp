@@ -152,6 +152,16 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                      "trains on its own batches (a test/diagnostic switch)";
   }
   s->cfg = std::move(cfg);
+  if (s->cfg.ema.enable && s->is_main()) {  // from the weights the run starts with (resume: reloaded below)
+    s->ema = std::make_unique<EmaModel>(s->policy->parameters(), EmaSchedule::from_config(s->cfg.ema));
+    const auto& e = s->cfg.ema;
+    if (e.decay)
+      LOG_INFO << "EMA enabled: decay=" << *e.decay << " (constant), update_after_step=" << e.update_after_step
+               << ", use_for_eval=" << (e.use_for_eval ? "true" : "false");
+    else
+      LOG_INFO << "EMA enabled: max_decay=" << e.max_decay << ", inv_gamma=" << e.inv_gamma << ", power=" << e.power
+               << ", update_after_step=" << e.update_after_step << ", use_for_eval=" << (e.use_for_eval ? "true" : "false");
+  }
   if (resume_from) {
     remove_stale_checkpoint_temps(s->output_dir);
     s->start_step = load_training_state(*s, *resume_from);
