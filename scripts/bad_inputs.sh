@@ -103,7 +103,9 @@ row "train --log_freq=-1" train $TINY $D --log_freq=-1
 row "train --policy.dropout=1.5" train $TINY $D --policy.dropout=1.5
 row "train --wandb.enable=true" train $TINY $D --wandb.enable=true
 row "train --policy.push_to_hub=true" train $TINY $D --policy.push_to_hub=true
-row "train --dataset.image_transforms.enable=true" train $TINY $D --dataset.image_transforms.enable=true
+row "train --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.blur.type=Blurr" train $TINY $D --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.blur.type=Blurr
+row "train --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]" train $TINY $D --dataset.image_transforms.enable=true '--dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]'
+row "train --ema.enable=true --ema.max_decay=1.5" train $TINY $D --ema.enable=true --ema.max_decay=1.5
 row "train --eval_steps=5" train $TINY $D --eval_steps=5
 row "train --policy.use_peft=true" train $TINY $D --policy.use_peft=true
 row "train --bach_size=3 (typo)" train $TINY $D --bach_size=3

@@ -94,7 +94,16 @@ TEST(BadInputs, ValuesThatWereAcceptedAndWrongAreUsageErrors) {
   expect_cli(train_args(out, {"--tolerance_s=-1"}), 2, {"tolerance_s"});
   expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "train_metrics.jsonl"});
   expect_cli(train_args(out, {"--policy.push_to_hub=true"}), 2, {"--policy.push_to_hub", "huggingface-cli"});
-  expect_cli(train_args(out, {"--dataset.image_transforms.enable=true"}), 2, {"dataset.image_transforms.enable"});
+  // Augmentation entries are checked before any work: an unknown type lists the known ones, a kwarg
+  // out of range names its key.
+  expect_cli(train_args(out, {"--dataset.image_transforms.enable=true", "--dataset.image_transforms.tfs.blur.type=Blurr"}),
+             2, {"dataset.image_transforms.tfs.blur.type", "ColorJitter", "SharpnessJitter", "RandomAffine"});
+  expect_cli(train_args(out, {"--dataset.image_transforms.enable=true",
+                              "'--dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]'"}),
+             2, {"dataset.image_transforms.tfs.hue.kwargs.hue", "-0.5"});
+  expect_cli(train_args(out, {"--dataset.image_transforms.enable=true",
+                              "--dataset.image_transforms.tfs.sharpness.kwargs.sharpnes=2"}),
+             2, {"sharpnes", "valid kwargs: sharpness"});
   expect_cli(train_args(out, {"--eval_steps=5"}), 2, {"eval_steps"});
   expect_cli(train_args(out, {"--policy.use_peft=true"}), 2, {"policy.use_peft"});
   expect_cli("dataset validate " + reach2d_dataset().string() + " --require_video", 2,

@@ -107,6 +107,33 @@ TEST(Trainer, ResumeContinuesBitIdentically) {
     EXPECT_TRUE(fs::exists(b / "training_state" / f)) << f;
 }
 
+// --ema.enable (#18): the average is in the checkpoint (training_state/ema_state.pt, LeRobot's
+// pretrained_model_ema/) and a resumed run continues it bit-identically.
+TEST(Trainer, EmaIsCheckpointedAndResumesBitIdentically) {
+  const fs::path full = scratch() / "ema_full", part = scratch() / "ema_part";
+  const std::vector<std::string> ema = {"--save_freq=3", "--ema.enable=true", "--ema.power=0.5"};
+  auto with = [&](std::vector<std::string> a) {
+    a.insert(a.end(), ema.begin(), ema.end());
+    return a;
+  };
+  run(with(tiny_run(full, 6)));
+  run(with(tiny_run(part, 3)));
+  run(with({"--resume=true", "--config_path=" + (part / "checkpoints/last/pretrained_model").string(), "--steps=6"}));
+  const fs::path a = full / "checkpoints/000006", b = part / "checkpoints/000006";
+  ASSERT_TRUE(fs::exists(b / "training_state/ema_state.pt"));
+  for (const char* f : {"config.json", "model.safetensors", "train_config.json", "policy_preprocessor.json"})
+    EXPECT_TRUE(fs::exists(b / "pretrained_model_ema" / f)) << f;
+  expect_same_tensors(a / "pretrained_model_ema/model.safetensors", b / "pretrained_model_ema/model.safetensors");
+  expect_same_tensors(a / "pretrained_model/model.safetensors", b / "pretrained_model/model.safetensors");
+  EXPECT_EQ(read_file(a / "training_state/ema_state.pt").substr(0, 2), "PK");  // torch.save's zip container
+  // The average differs from the live weights and from a restart of the average at step 3.
+  const TensorMap live = load_safetensors(a / "pretrained_model/model.safetensors");
+  const TensorMap avg = load_safetensors(a / "pretrained_model_ema/model.safetensors");
+  const TensorMap avg3 = load_safetensors(full / "checkpoints/000003/pretrained_model_ema/model.safetensors");
+  EXPECT_FALSE(torch::equal(live.at("model.action_head.weight"), avg.at("model.action_head.weight")));
+  EXPECT_FALSE(torch::equal(avg3.at("model.action_head.weight"), avg.at("model.action_head.weight")));
+}
+
 TEST(Trainer, RefusesToOverwriteAnExistingOutputDir) {
   const fs::path out = scratch() / "exists";
   fs::create_directories(out / "something");

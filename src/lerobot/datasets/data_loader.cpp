@@ -22,6 +22,18 @@ DataBatch collate(const std::vector<DatasetItem>& items) {
   return b;
 }
 
+void augment_item(DatasetItem& item, const std::vector<std::string>& camera_keys, const ImageTransforms& transforms,
+                  uint64_t seed, int64_t rank, int64_t step, int64_t position) {
+  for (size_t c = 0; c < camera_keys.size(); ++c) {
+    auto it = item.tensors.find(camera_keys[c]);
+    if (it == item.tensors.end()) continue;
+    torch::Tensor x = it->second;
+    if (x.scalar_type() == torch::kUInt8) x = x.to(torch::kFloat32).div_(255.0);
+    TransformRng rng(mix_seed({seed, uint64_t(rank), uint64_t(step), uint64_t(position), uint64_t(c)}));
+    it->second = transforms(x, rng);
+  }
+}
+
 DataLoader::DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(options) {
   EpisodeAwareSampler sampler(dataset_->episode_ranges(), options_.drop_n_first_frames,
@@ -49,9 +61,15 @@ DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices) const
   std::vector<DatasetItem> items;
   items.reserve(indices.size());
   for (int64_t i : indices) items.push_back(dataset_->get_item(i));
+  const int64_t step = options_.start_step + k;
+  if (options_.image_transforms && options_.image_transforms->active()) {
+    const auto cameras = dataset_->meta().camera_keys();
+    for (size_t j = 0; j < items.size(); ++j)
+      augment_item(items[j], cameras, *options_.image_transforms, options_.seed, options_.rank, step, int64_t(j));
+  }
   DataBatch b = collate(items);
   b.indices = indices;
-  b.step = options_.start_step + k;
+  b.step = step;
   if (pin_)
     for (auto& [_, t] : b.tensors) t = t.pin_memory();
   return b;

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "lerobot/datasets/image_transforms.h"
 #include "lerobot/datasets/lerobot_dataset.h"
 #include "lerobot/datasets/sampler.h"
 
@@ -38,7 +39,15 @@ struct DataLoaderOptions {
   int64_t drop_n_first_frames = 0;
   int64_t drop_n_last_frames = 0;  // policy.drop_n_last_frames (Diffusion 7)
   int pin_memory = -1;       // -1: when CUDA is available; 0 / 1 force
+  // Training augmentation, per camera and sample in the worker threads (cameras become float in
+  // [0, 1]); null or inactive: cameras stay as the dataset returns them.
+  std::shared_ptr<const ImageTransforms> image_transforms;
 };
+
+// Applies `transforms` to every camera of `item` (uint8 frames become float in [0, 1] first), with a
+// random source seeded by (seed, rank, step, position in the batch, camera).
+void augment_item(DatasetItem& item, const std::vector<std::string>& camera_keys, const ImageTransforms& transforms,
+                  uint64_t seed, int64_t rank, int64_t step, int64_t position);
 
 // Stacks items into a batch (all items must have the same keys and shapes).
 DataBatch collate(const std::vector<DatasetItem>& items);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lerobot/common/config/config.h"
+#include "lerobot/datasets/image_transforms.h"
 
 namespace lerobot {
 
@@ -13,11 +14,17 @@ struct ImageTransformsConfig : Config {
   bool enable = false;
   int64_t max_num_transforms = 3;
   bool random_order = false;
+  // {name: {"weight": w, "type": T, "kwargs": {...}}}, in application order (LeRobot's default set).
+  Json tfs = default_image_transforms_tfs();
   void visit(FieldVisitor& v) override {
     field(v, "enable", enable, "Apply random image augmentations while training");
     field(v, "max_num_transforms", max_num_transforms, "Transforms sampled per frame");
     field(v, "random_order", random_order, "Apply the sampled transforms in random order");
+    field(v, "tfs", tfs,
+          "Transforms {name: {weight, type, kwargs}} (a whole dict, or one entry's key: "
+          "--dataset.image_transforms.tfs.brightness.weight=2)");
   }
+  void validate() const override;  // image_transforms.cpp: types and kwargs checked when enabled
 };
 
 struct DatasetConfig : Config {

@@ -69,6 +69,7 @@ fs::path save_checkpoint(const fs::path& output_dir, int64_t step, int64_t total
   if (const char* pause = std::getenv("LEROBOT_FAULT_PAUSE_CHECKPOINT_STEP"); pause && std::atoll(pause) == step)
     std::this_thread::sleep_for(std::chrono::seconds(120));
   writers.training_state(tmp / kTrainingStateDir);
+  if (writers.extra) writers.extra(tmp);
   fsync_tree(tmp);
 
   const fs::path final_dir = root / id;

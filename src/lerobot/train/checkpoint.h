@@ -37,6 +37,7 @@ TrainingStepInfo read_training_step(const fs::path& training_state_dir);
 struct CheckpointWriters {
   std::function<void(const fs::path& pretrained_model_dir)> pretrained_model;
   std::function<void(const fs::path& training_state_dir)> training_state;
+  std::function<void(const fs::path& checkpoint_dir)> extra;  // optional: more folders (pretrained_model_ema/)
 };
 
 // Writes checkpoints/<id> atomically and repoints `last`; returns the final directory.

@@ -14,6 +14,8 @@ namespace lerobot {
 
 namespace {
 constexpr const char* kLossScalerFile = "loss_scaler.json";  // lerobot.cpp extension (fp16 runs)
+constexpr const char* kEmaStateFile = "ema_state.pt";        // LeRobot's EMA_STATE_FILENAME
+constexpr const char* kPretrainedModelEmaDir = "pretrained_model_ema";
 
 TrainingStepInfo step_info(const TrainSetup& s, int64_t step) {
   TrainingStepInfo info;
@@ -42,7 +44,18 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
       if (s.scaler) write_file_atomic(dir / kLossScalerFile, s.scaler->state_dict().dump(4));
       save_rng_state(dir / kRngStateFile, s.seed);
       write_file_atomic(dir / kTrainingStepFile, to_json(step_info(s, step)).dump(4));
+      if (s.ema) s.ema->save(dir / kEmaStateFile);
     };
+    if (s.ema) {  // the EMA weights as a loadable policy (lerobot-eval --policy.path=<ckpt>/pretrained_model_ema)
+      w.extra = [&](const fs::path& dir) {
+        const fs::path ema_dir = dir / kPretrainedModelEmaDir;
+        fs::create_directories(ema_dir);
+        EmaWeightsScope weights(*s.ema, s.policy->parameters());
+        save_pretrained(*s.policy, ema_dir);
+        save_policy_processors(ema_dir, s.processors);
+        write_train_config(s.cfg, ema_dir);
+      };
+    }
     const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);
     LOG_INFO << "Checkpoint policy after step " << step << " -> " << dir.string();
   }
@@ -66,6 +79,15 @@ int64_t load_training_state(TrainSetup& s, const fs::path& checkpoint_dir) {
   if (s.scheduler) s.scheduler->load(dir / kSchedulerStateFile);
   if (s.scaler && fs::exists(dir / kLossScalerFile)) s.scaler->load_state_dict(load_json_or_yaml(dir / kLossScalerFile));
   load_rng_state(dir / kRngStateFile);
+  if (s.ema) {
+    if (fs::exists(dir / kEmaStateFile)) {
+      s.ema->load(dir / kEmaStateFile);
+      LOG_INFO << "Resumed EMA shadow from " << (dir / kEmaStateFile).string();
+    } else {
+      LOG_WARNING << "Resuming with --ema.enable=true but " << (dir / kEmaStateFile).string()
+                  << " is missing; restarting the average from the current weights";
+    }
+  }
   return info.step;
 }
 

@@ -52,6 +52,7 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "parallelism", parallelism, "Parallelism layout");
   field(v, "accelerator", accelerator, "Mixed precision and gradient accumulation");
   field(v, "eval", eval, "Environment evaluation");
+  field(v, "ema", ema, "Exponential moving average of the weights");
   field(v, "wandb", wandb, "Weights & Biases");
   field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
   field(v, "distributed", distributed, "lerobot.cpp distributed settings");
@@ -78,9 +79,6 @@ void TrainPipelineConfig::validate() const {
   if (eval_steps < 0) throw_usage("eval_steps must be >= 0", "eval_steps");
   if (prefetch_factor < 1) throw_usage("prefetch_factor must be >= 1", "prefetch_factor");
   // LeRobot features lerobot.cpp does not have yet: refused rather than silently ignored.
-  if (dataset.image_transforms.enable)
-    throw_usage("image augmentation is not implemented in lerobot.cpp", "dataset.image_transforms.enable",
-                "drop --dataset.image_transforms.enable (training runs without augmentation)");
   if (dataset.eval_split > 0.0 || eval_steps > 0)
     throw_usage("the held-out eval loss is not implemented in lerobot.cpp",
                 dataset.eval_split > 0.0 ? "dataset.eval_split" : "eval_steps",

@@ -10,6 +10,7 @@
 #include "lerobot/common/fs.h"
 #include "lerobot/datasets/dataset_config.h"
 #include "lerobot/envs/env_config.h"
+#include "lerobot/optim/ema.h"
 #include "lerobot/optim/optimizer_config.h"
 #include "lerobot/policies/policy_config.h"
 
@@ -134,6 +135,7 @@ struct TrainPipelineConfig : Config {
   ParallelismConfig parallelism;
   AcceleratorConfig accelerator;
   EvalConfig eval;
+  EmaConfig ema;
   WandBConfig wandb;
   std::map<std::string, std::string> rename_map;
   DistributedConfig distributed;

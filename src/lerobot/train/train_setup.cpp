@@ -8,6 +8,7 @@
 #include "lerobot/common/device.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/strings.h"
 #include "lerobot/optim/presets.h"
 #include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/policies/factory.h"
@@ -156,6 +157,16 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                      "trains on its own batches (a test/diagnostic switch)";
   }
   s->cfg = std::move(cfg);
+  if (s->cfg.ema.enable && s->is_main()) {  // from the weights the run starts with (resume: reloaded below)
+    s->ema = std::make_unique<EmaModel>(s->policy->parameters(), EmaSchedule::from_config(s->cfg.ema));
+    const auto& e = s->cfg.ema;
+    if (e.decay)
+      LOG_INFO << "EMA enabled: decay=" << *e.decay << " (constant), update_after_step=" << e.update_after_step
+               << ", use_for_eval=" << (e.use_for_eval ? "true" : "false");
+    else
+      LOG_INFO << "EMA enabled: max_decay=" << e.max_decay << ", inv_gamma=" << e.inv_gamma << ", power=" << e.power
+               << ", update_after_step=" << e.update_after_step << ", use_for_eval=" << (e.use_for_eval ? "true" : "false");
+  }
   if (resume_from) {
     remove_stale_checkpoint_temps(s->output_dir);
     s->start_step = load_training_state(*s, *resume_from);
@@ -173,6 +184,13 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   lo.start_step = s->start_step;
   lo.seed = static_cast<uint64_t>(s->seed);
   lo.drop_n_last_frames = s->cfg.policy->drop_n_last_frames();
+  if (s->cfg.dataset.image_transforms.enable) {  // training augmentation (checked in validate())
+    lo.image_transforms = std::make_shared<const ImageTransforms>(s->cfg.dataset.image_transforms);
+    if (s->is_main())
+      LOG_INFO << "Image augmentation on: up to " << s->cfg.dataset.image_transforms.max_num_transforms << " of ["
+               << join(lo.image_transforms->names(), ", ") << "] per camera and sample"
+               << (s->cfg.dataset.image_transforms.random_order ? ", in random order" : "");
+  }
   s->loader = std::make_unique<DataLoader>(s->dataset, lo);
   return s;
 }

@@ -14,6 +14,7 @@
 #include "lerobot/distributed/grad_reducer.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/distributed/process_group.h"
+#include "lerobot/optim/ema.h"
 #include "lerobot/optim/loss_scaler.h"
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/optim/scheduler.h"
@@ -38,6 +39,7 @@ struct TrainSetup {
   std::unique_ptr<Scheduler> scheduler;  // null when the run has no scheduler (ACT preset)
   std::unique_ptr<LossScaler> scaler;      // fp16 only
   std::unique_ptr<GradReducer> reducer;    // world size > 1 only
+  std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
 
   int64_t start_step = 0;
   int64_t seed = 0;

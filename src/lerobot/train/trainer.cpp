@@ -35,6 +35,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     Batch batch = prepare_batch(raw.tensors, s.processors, s.device);  // prep_s
     const double prep_s = step_timer.seconds() - data_s;
     const UpdateResult u = update.run(batch, step);                    // updt_s
+    if (s.ema && u.synced) s.ema->step(s.policy->parameters());        // optimizer steps, not micro-batches
     ++step;
     last_loss = u.loss;
     logger.record(u, data_s, prep_s, step_timer.seconds());
@@ -46,7 +47,11 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     const bool save = s.cfg.save_checkpoint &&
                       ((s.cfg.save_freq > 0 && step % s.cfg.save_freq == 0) || step == s.cfg.steps);
     if (save) save_train_checkpoint(s, step);                              // collective
-    if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) logger.evaluate(step);
+    if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) {
+      std::optional<EmaWeightsScope> ema_weights;  // --ema.use_for_eval: evaluate the averaged weights
+      if (s.ema && s.cfg.ema.use_for_eval) ema_weights.emplace(*s.ema, s.policy->parameters());
+      logger.evaluate(step);
+    }
   }
   s.group->barrier();
   logger.finish(step);

@@ -53,6 +53,19 @@ void apply_path(Config& root, Config& node, const std::vector<std::string>& part
       }
       return;
     }
+    if (!leaf && f.type_name == "json") {
+      // A key inside a dict-valued field (--dataset.image_transforms.tfs.brightness.weight=2):
+      // set that one entry, creating the dicts on the way.
+      Json whole = f.get();
+      Json* node = &whole;
+      for (size_t k = i + 1; k < parts.size(); ++k) {
+        if (!node->is_object()) *node = Json::object();
+        node = &(*node)[parts[k]];
+      }
+      *node = detail::parse_literal(flag.value, flag.key);
+      f.set_json(whole, path);
+      return;
+    }
     if (!leaf) unknown_flag(root, flag.key);
     f.set_text(flag.value, flag.key);
     return;

@@ -1,0 +1,73 @@
+// bench_augment: writes a 1-camera AV1 dataset of 480x640 frames (4 episodes x 50 frames) with
+// DatasetWriter into a temp dir, then measures DataLoader samples/s (batch 8) with
+// --dataset.image_transforms off and on (LeRobot's default set, max_num_transforms 3), each with
+// the same worker count, and prints on/off ratios (issue #18's target: >= 0.7x).
+// Usage: bench_augment [batches=20] [workers=2]
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "lerobot/datasets/data_loader.h"
+#include "lerobot/datasets/dataset_config.h"
+#include "lerobot/datasets/dataset_writer.h"
+
+using namespace lerobot;
+
+namespace {
+
+double samples_per_s(const std::shared_ptr<LeRobotDataset>& ds, int workers, int batches, bool augment) {
+  DataLoaderOptions lo;
+  lo.batch_size = 8;
+  lo.num_workers = workers;
+  lo.prefetch_factor = 2;
+  lo.seed = 1000;
+  lo.pin_memory = 0;
+  if (augment) {
+    ImageTransformsConfig cfg;  // LeRobot's defaults: 3 of brightness, contrast, saturation, hue, sharpness, affine
+    cfg.enable = true;
+    lo.image_transforms = std::make_shared<const ImageTransforms>(cfg);
+  }
+  DataLoader loader(ds, lo);
+  loader.next();  // warm-up (opens decoders, starts workers)
+  auto t = std::chrono::steady_clock::now();
+  for (int b = 0; b < batches; ++b) loader.next();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  return batches * 8 / s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int batches = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int workers = argc > 2 ? std::atoi(argv[2]) : 2;
+  const int64_t episodes = 4, frames = 50, h = 480, w = 640;
+  const fs::path root = fs::temp_directory_path() / ("lerobot_bench_augment_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  {
+    std::vector<FeatureSpec> feats{{"observation.state", "float32", {6}, Json(), Json()},
+                                   {"action", "float32", {6}, Json(), Json()},
+                                   {"observation.images.top", "video", {h, w, 3}, Json(), Json()}};
+    DatasetWriter wr(root, 30, feats);
+    torch::manual_seed(0);
+    for (int64_t e = 0; e < episodes; ++e) {
+      for (int64_t i = 0; i < frames; ++i) {
+        torch::Tensor img = (torch::rand({h, w, 3}) * 64 + float(i % 50) * 3).to(torch::kUInt8);
+        wr.add_frame({{"observation.state", torch::randn({6})}, {"action", torch::randn({6})},
+                      {"observation.images.top", img}});
+      }
+      wr.save_episode("bench task");
+    }
+    wr.finalize();
+  }
+  auto ds = std::make_shared<LeRobotDataset>(root, LeRobotDatasetOptions{});
+  std::printf("480x640 AV1, batch 8, %d workers, %d batches, intra-op threads %d\n", workers, batches,
+              torch::get_num_threads());
+  const double off = samples_per_s(ds, workers, batches, false);
+  const double on = samples_per_s(ds, workers, batches, true);
+  std::printf("augmentation off  %8.1f samples/s\n", off);
+  std::printf("augmentation on   %8.1f samples/s  (%.2fx of off)\n", on, on / off);
+  fs::remove_all(root);
+  return 0;
+}

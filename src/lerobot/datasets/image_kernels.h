@@ -1,0 +1,47 @@
+// Image augmentation kernels with fixed parameters, as torchvision.transforms.v2.functional defines
+// them for float images in [0, 1] of shape (..., C, H, W). The random parameters are drawn in
+// image_transforms.cpp; these functions are deterministic.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace lerobot::image {
+
+// ITU-R 601-2 luma (0.2989 R + 0.587 G + 0.114 B), (..., 1, H, W); a 1-channel image is returned as is.
+torch::Tensor rgb_to_grayscale(const torch::Tensor& img);
+
+torch::Tensor adjust_brightness(const torch::Tensor& img, double factor);  // img * f, clamped
+torch::Tensor adjust_contrast(const torch::Tensor& img, double factor);    // blend with the mean luma
+torch::Tensor adjust_saturation(const torch::Tensor& img, double factor);  // blend with the luma image
+torch::Tensor adjust_hue(const torch::Tensor& img, double hue_factor);     // hue shift in [-0.5, 0.5]
+// Blend with a 3x3 smoothing (1,1,1 / 1,5,1 / 1,1,1)/13; border pixels are kept, as torchvision.
+torch::Tensor adjust_sharpness(const torch::Tensor& img, double factor);
+
+torch::Tensor rgb_to_hsv(const torch::Tensor& img);  // (..., 3, H, W) -> (h, s, v) in [0, 1]
+torch::Tensor hsv_to_rgb(const torch::Tensor& hsv);
+
+// torchvision's affine about the image centre: rotation by `angle` degrees (counter-clockwise),
+// integer translation in pixels, scale and shear (degrees); nearest-neighbour, outside filled with 0.
+torch::Tensor affine(const torch::Tensor& img, double angle, int64_t tx, int64_t ty, double scale, double shear_x,
+                     double shear_y);
+
+torch::Tensor adjust_gamma(const torch::Tensor& img, double gamma);  // img ** gamma, clamped
+// Averaging along a line through the centre at `angle_deg`; odd kernel size; replicate padding.
+torch::Tensor motion_blur(const torch::Tensor& img, int64_t kernel_size, double angle_deg);
+// Multiplies by prod_k (1 + (factor_k - 1) exp(-d_k^2 / (2 sigma_k^2))), d_k the distance to centre k
+// in coordinates where the image spans [0, 1] on both axes; clamped.
+torch::Tensor gaussian_patch_brightness(const torch::Tensor& img, const std::vector<double>& cy,
+                                        const std::vector<double>& cx, const std::vector<double>& sigma,
+                                        const std::vector<double>& factor);
+// Fills rectangles (y, x, height, width in pixels) with `fill`.
+struct Hole {
+  int64_t y, x, h, w;
+};
+torch::Tensor coarse_dropout(const torch::Tensor& img, const std::vector<Hole>& holes, double fill);
+// img + noise * std / 255, clamped; `noise` is standard normal of img's shape.
+torch::Tensor add_gaussian_noise(const torch::Tensor& img, const torch::Tensor& noise, double std_255);
+
+}  // namespace lerobot::image
