@@ -8,7 +8,6 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/optim/presets.h"
-#include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/policies/factory.h"
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/pretrained_io.h"
@@ -24,12 +23,11 @@ namespace {
 
 // LeRobot's use_policy_training_preset: the policy's own optimizer (and scheduler) settings.
 void apply_policy_preset(TrainPipelineConfig& cfg) {
-  if (const auto* act = dynamic_cast<const ACTConfig*>(cfg.policy.ptr())) {
-    apply_act_preset({act->optimizer_lr, act->optimizer_weight_decay}, cfg.optimizer, cfg.scheduler);
-    return;
-  }
-  throw_usage("policy type '" + cfg.policy->type() + "' has no training preset", "--use_policy_training_preset",
-              "pass --use_policy_training_preset=false with --optimizer.type=...");
+  const auto preset = cfg.policy->training_preset();
+  if (!preset)
+    throw_usage("policy type '" + cfg.policy->type() + "' has no training preset", "--use_policy_training_preset",
+                "pass --use_policy_training_preset=false with --optimizer.type=...");
+  apply_training_preset(*preset, cfg.optimizer, cfg.scheduler);
 }
 
 std::vector<ParamGroup> to_param_groups(const std::vector<PolicyParamGroup>& groups) {
@@ -60,7 +58,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                                              const std::optional<fs::path>& resume_from) {
   auto s = std::make_unique<TrainSetup>();
   s->launch = launch;
-  if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=act or --policy.path=DIR");
+  if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=TYPE or --policy.path=DIR");
   if (!cfg.dataset.root) throw_usage("no dataset given", "--dataset.root", "pass --dataset.root=DIR (a LeRobot v3.0 or v2.1 dataset)");
   s->device = resolve_device(cfg.policy->device, launch.local_rank);
   cfg.policy->device = device_config_name(s->device, cfg.policy->device);  // recorded in config.json
