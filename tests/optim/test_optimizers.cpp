@@ -121,36 +121,48 @@ TEST(Optimizers, GroupLrOverrideAndAccessors) {
   EXPECT_EQ(all_params(*opt).size(), 2u);
 }
 
-TEST(Presets, ActSplitsBackboneAndFillsConfig) {
+TEST(Presets, SplitsByPrefixAndFillsConfig) {
   register_optim_configs();
   NamedParams named = {{"model.encoder.w", param({1.0f})},
                        {"model.backbone.conv1.weight", param({2.0f})},
                        {"model.backbone_proj.w", param({3.0f})},  // prefix match, as LeRobot's startswith
                        {"model.frozen", torch::ones({1})}};
-  auto groups = act_param_groups(named, 1e-5);
+  auto groups = split_param_groups(named, "model.backbone", 1e-5);
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].names, std::vector<std::string>({"model.encoder.w"}));
   EXPECT_EQ(groups[1].names, std::vector<std::string>({"model.backbone.conv1.weight", "model.backbone_proj.w"}));
   EXPECT_FALSE(groups[0].lr.has_value());
   EXPECT_DOUBLE_EQ(*groups[1].lr, 1e-5);
+  EXPECT_EQ(single_param_group(named)[0].names.size(), 3u);
 
   ChoicePtr<OptimizerConfig> opt;
   ChoicePtr<SchedulerConfig> sched;
   sched.set_type("diffuser", "s");
-  apply_act_preset({2e-5, 3e-4}, opt, sched);
+  TrainingPreset adamw;  // AdamW, no scheduler
+  adamw.optimizer.lr = 2e-5;
+  adamw.optimizer.weight_decay = 3e-4;
+  apply_training_preset(adamw, opt, sched);
   ASSERT_EQ(opt.type(), "adamw");
   EXPECT_DOUBLE_EQ(opt->lr, 2e-5);
   EXPECT_DOUBLE_EQ(opt->weight_decay, 3e-4);
   EXPECT_DOUBLE_EQ(opt->grad_clip_norm, 10.0);
   EXPECT_FALSE(static_cast<bool>(sched));
 
-  apply_diffusion_preset({}, opt, sched);
+  TrainingPreset adam;
+  adam.optimizer.type = "adam";
+  adam.optimizer.betas = {0.95, 0.999};
+  adam.optimizer.weight_decay = 1e-6;
+  adam.scheduler = SchedulerPreset{"diffuser", "cosine", 500};
+  apply_training_preset(adam, opt, sched);
   ASSERT_EQ(opt.type(), "adam");
   EXPECT_EQ(opt.as<AdamConfig>()->betas, std::vector<double>({0.95, 0.999}));
   EXPECT_DOUBLE_EQ(opt->weight_decay, 1e-6);
   ASSERT_EQ(sched.type(), "diffuser");
   EXPECT_EQ(sched.as<DiffuserSchedulerConfig>()->name, "cosine");
   EXPECT_EQ(sched->num_warmup_steps, 500);
+
+  adam.optimizer.type = "adamx";  // a typo is a usage error naming the choices
+  EXPECT_THROW(apply_training_preset(adam, opt, sched), Error);
 }
 
 TEST(GradClip, ReturnsPreClipNormAndClips) {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "lerobot/policies/act/attention.h"
-#include "lerobot/policies/act/backbone.h"
+#include "lerobot/policies/resnet_backbone.h"
 #include "lerobot/policies/act/transformer.h"
 
 namespace lerobot {

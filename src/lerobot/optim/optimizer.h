@@ -16,7 +16,7 @@
 namespace lerobot {
 
 // One torch param group. `names` parallels `params` (used in error messages); `lr` overrides the
-// optimizer's lr for this group (ACT's backbone group).
+// optimizer's lr for this group (e.g. a backbone's).
 struct ParamGroup {
   std::vector<torch::Tensor> params;
   std::vector<std::string> names;

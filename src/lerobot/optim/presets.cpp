@@ -1,47 +1,36 @@
-// Policy optimizer/scheduler presets and ACT's backbone param-group split.
+// Training presets and parameter-group splits (see presets.h).
 #include "lerobot/optim/presets.h"
+
+#include "lerobot/common/error.h"
 
 namespace lerobot {
 
-void apply_act_preset(const ActPresetParams& p, ChoicePtr<OptimizerConfig>& optimizer,
-                      ChoicePtr<SchedulerConfig>& scheduler) {
+void apply_training_preset(const TrainingPreset& preset, ChoicePtr<OptimizerConfig>& optimizer,
+                           ChoicePtr<SchedulerConfig>& scheduler) {
   register_optim_configs();
+  const OptimizerPreset& p = preset.optimizer;
   optimizer.reset();
-  optimizer.set_type("adamw", "optimizer");
-  auto* c = optimizer.as<AdamWConfig>();
-  c->lr = p.optimizer_lr;
-  c->weight_decay = p.optimizer_weight_decay;
-  c->betas = {0.9, 0.999};
-  c->eps = 1e-8;
-  c->grad_clip_norm = 10.0;
+  optimizer.set_type(p.type, "optimizer.type");
+  optimizer->lr = p.lr;
+  optimizer->weight_decay = p.weight_decay;
+  optimizer->grad_clip_norm = p.grad_clip_norm;
+  if (auto* adam = dynamic_cast<AdamConfig*>(optimizer.ptr())) {  // also AdamW
+    adam->betas = p.betas;
+    adam->eps = p.eps;
+  }
   scheduler.reset();
+  if (!preset.scheduler) return;
+  scheduler.set_type(preset.scheduler->type, "scheduler.type");
+  scheduler->num_warmup_steps = preset.scheduler->num_warmup_steps;
+  if (auto* d = dynamic_cast<DiffuserSchedulerConfig*>(scheduler.ptr())) d->name = preset.scheduler->name;
 }
 
-void apply_diffusion_preset(const DiffusionPresetParams& p, ChoicePtr<OptimizerConfig>& optimizer,
-                            ChoicePtr<SchedulerConfig>& scheduler) {
-  register_optim_configs();
-  optimizer.reset();
-  optimizer.set_type("adam", "optimizer");
-  auto* c = optimizer.as<AdamConfig>();
-  c->lr = p.optimizer_lr;
-  c->betas = p.optimizer_betas;
-  c->eps = p.optimizer_eps;
-  c->weight_decay = p.optimizer_weight_decay;
-  c->grad_clip_norm = 10.0;
-  scheduler.reset();
-  scheduler.set_type("diffuser", "scheduler");
-  auto* s = scheduler.as<DiffuserSchedulerConfig>();
-  s->name = p.scheduler_name;
-  s->num_warmup_steps = p.scheduler_warmup_steps;
-}
-
-std::vector<ParamGroup> act_param_groups(const NamedParams& named, double lr_backbone,
-                                         const std::string& backbone_prefix) {
+std::vector<ParamGroup> split_param_groups(const NamedParams& named, const std::string& prefix, double prefix_lr) {
   std::vector<ParamGroup> groups(2);
-  groups[1].lr = lr_backbone;
+  groups[1].lr = prefix_lr;
   for (const auto& [name, t] : named) {
     if (!t.requires_grad()) continue;
-    auto& g = groups[name.rfind(backbone_prefix, 0) == 0 ? 1 : 0];
+    auto& g = groups[name.rfind(prefix, 0) == 0 ? 1 : 0];
     g.params.push_back(t);
     g.names.push_back(name);
   }

@@ -1,5 +1,6 @@
-// Policy training presets (LeRobot's get_optimizer_preset / get_scheduler_preset and
-// get_optim_params), written into the train config so train_config.json records them.
+// Training presets (LeRobot's use_policy_training_preset): a policy config's TrainingPreset
+// written into the train config, so train_config.json records it; and the parameter-group
+// splits that policies' get_optim_params use.
 #pragma once
 
 #include <torch/types.h>
@@ -10,41 +11,23 @@
 
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/optim/optimizer_config.h"
+#include "lerobot/optim/training_preset.h"
 
 namespace lerobot {
 
 using NamedParams = std::vector<std::pair<std::string, torch::Tensor>>;
 
-// ACT: AdamW(lr, weight_decay), betas (0.9, 0.999), eps 1e-8, clip 10; no scheduler.
-struct ActPresetParams {
-  double optimizer_lr = 1e-5;
-  double optimizer_weight_decay = 1e-4;
-};
+// Replaces `optimizer` with the preset's and sets `scheduler` to the preset's (or clears it).
+// Throws a usage error for a preset type that is not a known optimizer/scheduler.
+void apply_training_preset(const TrainingPreset& preset, ChoicePtr<OptimizerConfig>& optimizer,
+                           ChoicePtr<SchedulerConfig>& scheduler);
 
-// Diffusion: Adam(lr 1e-4, betas (0.95, 0.999), eps 1e-8, wd 1e-6), clip 10, diffusers cosine
-// schedule with 500 warm-up steps.
-struct DiffusionPresetParams {
-  double optimizer_lr = 1e-4;
-  std::vector<double> optimizer_betas = {0.95, 0.999};
-  double optimizer_eps = 1e-8;
-  double optimizer_weight_decay = 1e-6;
-  std::string scheduler_name = "cosine";
-  int64_t scheduler_warmup_steps = 500;
-};
+// Two groups: group 0 = trainable params whose name does not start with `prefix`, group 1 = the
+// trainable params under `prefix` with lr = `prefix_lr` (a backbone with its own lr). Order within a
+// group follows `named` (named_parameters order). Params with requires_grad false are left out.
+std::vector<ParamGroup> split_param_groups(const NamedParams& named, const std::string& prefix, double prefix_lr);
 
-// Replaces `optimizer` (and clears or sets `scheduler`) with the preset.
-void apply_act_preset(const ActPresetParams& p, ChoicePtr<OptimizerConfig>& optimizer,
-                      ChoicePtr<SchedulerConfig>& scheduler);
-void apply_diffusion_preset(const DiffusionPresetParams& p, ChoicePtr<OptimizerConfig>& optimizer,
-                            ChoicePtr<SchedulerConfig>& scheduler);
-
-// ACT's two groups: group 0 = trainable params whose name does not start with `backbone_prefix`,
-// group 1 = the backbone's trainable params with lr = lr_backbone. Order within a group follows
-// `named` (named_parameters order). Params with requires_grad false are left out.
-std::vector<ParamGroup> act_param_groups(const NamedParams& named, double lr_backbone,
-                                         const std::string& backbone_prefix = "model.backbone");
-
-// One group with every trainable parameter (Diffusion and the default).
+// One group with every trainable parameter (the default).
 std::vector<ParamGroup> single_param_group(const NamedParams& named);
 
 }  // namespace lerobot

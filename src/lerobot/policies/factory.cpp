@@ -6,6 +6,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/act/modeling_act.h"
+#include "lerobot/policies/diffusion/modeling_diffusion.h"
 
 namespace lerobot {
 
@@ -22,6 +23,11 @@ void ensure_builtin_factories() {
       const auto* act = dynamic_cast<const ACTConfig*>(&c);
       if (act == nullptr) throw_usage("config of type '" + c.type() + "' is not an ACTConfig", "policy.type");
       return std::make_shared<ACTPolicy>(*act, o.load_pretrained_backbone);
+    });
+    factories().emplace("diffusion", [](const PolicyConfig& c, const PolicyBuildOptions& o) -> PolicyPtr {
+      const auto* diffusion = dynamic_cast<const DiffusionConfig*>(&c);
+      if (diffusion == nullptr) throw_usage("config of type '" + c.type() + "' is not a DiffusionConfig", "policy.type");
+      return std::make_shared<DiffusionPolicy>(*diffusion, o.load_pretrained_backbone);
     });
   });
 }

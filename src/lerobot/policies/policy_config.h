@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lerobot/common/config/config.h"
+#include "lerobot/optim/training_preset.h"
 
 namespace lerobot {
 
@@ -58,6 +59,9 @@ class PolicyConfig : public ChoiceConfig {
   virtual std::optional<std::vector<int64_t>> observation_delta_indices() const { return std::nullopt; }
   virtual std::optional<std::vector<int64_t>> action_delta_indices() const { return std::nullopt; }
   virtual int64_t drop_n_last_frames() const { return 0; }
+  // LeRobot's get_optimizer_preset/get_scheduler_preset (--use_policy_training_preset); nullopt:
+  // the policy has none, --optimizer.type must be given.
+  virtual std::optional<TrainingPreset> training_preset() const { return std::nullopt; }
   // Normalization mode per feature type ("VISUAL" -> "MEAN_STD").
   virtual std::map<std::string, std::string> normalization_mapping() const = 0;
 };

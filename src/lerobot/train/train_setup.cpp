@@ -10,7 +10,6 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/optim/presets.h"
-#include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/policies/factory.h"
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/pretrained_io.h"
@@ -26,12 +25,11 @@ namespace {
 
 // LeRobot's use_policy_training_preset: the policy's own optimizer (and scheduler) settings.
 void apply_policy_preset(TrainPipelineConfig& cfg) {
-  if (const auto* act = dynamic_cast<const ACTConfig*>(cfg.policy.ptr())) {
-    apply_act_preset({act->optimizer_lr, act->optimizer_weight_decay}, cfg.optimizer, cfg.scheduler);
-    return;
-  }
-  throw_usage("policy type '" + cfg.policy->type() + "' has no training preset", "--use_policy_training_preset",
-              "pass --use_policy_training_preset=false with --optimizer.type=...");
+  const auto preset = cfg.policy->training_preset();
+  if (!preset)
+    throw_usage("policy type '" + cfg.policy->type() + "' has no training preset", "--use_policy_training_preset",
+                "pass --use_policy_training_preset=false with --optimizer.type=...");
+  apply_training_preset(*preset, cfg.optimizer, cfg.scheduler);
 }
 
 std::vector<ParamGroup> to_param_groups(const std::vector<PolicyParamGroup>& groups) {
@@ -62,7 +60,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                                              const std::optional<fs::path>& resume_from) {
   auto s = std::make_unique<TrainSetup>();
   s->launch = launch;
-  if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=act or --policy.path=DIR");
+  if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=TYPE or --policy.path=DIR");
   if (!cfg.dataset.root && !cfg.dataset.repo_id.empty())  // a Hub id: LeRobot's local copy or its hub cache
     cfg.dataset.root = resolve_hub_dataset(cfg.dataset, hub::HubClient(hub::HubEnv::from_environment())).string();
   if (!cfg.dataset.root)

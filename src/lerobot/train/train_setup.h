@@ -36,7 +36,7 @@ struct TrainSetup {
   PolicyPtr policy;
   PolicyProcessors processors;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<Scheduler> scheduler;  // null when the run has no scheduler (ACT preset)
+  std::unique_ptr<Scheduler> scheduler;  // null when the run has no scheduler (a preset without one)
   std::unique_ptr<LossScaler> scaler;      // fp16 only
   std::unique_ptr<GradReducer> reducer;    // world size > 1 only
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "lerobot/policies/act/backbone.h"
+#include "lerobot/policies/resnet_backbone.h"
 #include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/policies/act/transformer.h"
 #include "lerobot/policies/policy.h"

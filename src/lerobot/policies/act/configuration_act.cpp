@@ -63,4 +63,15 @@ std::optional<std::vector<int64_t>> ACTConfig::action_delta_indices() const {
   return d;
 }
 
+std::optional<TrainingPreset> ACTConfig::training_preset() const {
+  TrainingPreset p;
+  p.optimizer.type = "adamw";
+  p.optimizer.lr = optimizer_lr;
+  p.optimizer.weight_decay = optimizer_weight_decay;
+  p.optimizer.betas = {0.9, 0.999};
+  p.optimizer.eps = 1e-8;
+  p.optimizer.grad_clip_norm = 10.0;
+  return p;
+}
+
 }  // namespace lerobot

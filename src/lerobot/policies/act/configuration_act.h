@@ -36,6 +36,8 @@ class ACTConfig : public PolicyConfig {
   void validate() const override;
   std::optional<std::vector<int64_t>> action_delta_indices() const override;
   std::map<std::string, std::string> normalization_mapping() const override { return normalization_mapping_; }
+  // AdamW(optimizer_lr, optimizer_weight_decay), betas (0.9, 0.999), eps 1e-8, clip 10; no scheduler.
+  std::optional<TrainingPreset> training_preset() const override;
 };
 
 }  // namespace lerobot

@@ -1,8 +1,6 @@
 // ACTPolicy: loss, inference queue and temporal ensembling (see modeling_act.h).
 #include "lerobot/policies/act/modeling_act.h"
 
-#include <filesystem>
-
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 
@@ -42,29 +40,11 @@ torch::Tensor ACTTemporalEnsembler::update(const torch::Tensor& actions) {
 
 ACTPolicy::ACTPolicy(const ACTConfig& config, bool load_pretrained_backbone) : config_(config) {
   model = register_module("model", ACTModel(config_));
-  if (model->backbone && load_pretrained_backbone) load_backbone_weights();
+  if (model->backbone && load_pretrained_backbone)
+    load_backbone_weights_option(*model->backbone, config_.pretrained_backbone_weights, "policy.pretrained_backbone_weights");
   if (config_.temporal_ensemble_coeff)
     ensembler_ = std::make_unique<ACTTemporalEnsembler>(*config_.temporal_ensemble_coeff, config_.chunk_size);
   reset();
-}
-
-void ACTPolicy::load_backbone_weights() {
-  const auto& w = config_.pretrained_backbone_weights;
-  if (!w) return;  // random init, as LeRobot with weights=None
-  const std::string& value = *w;
-  if (value.find('/') != std::string::npos ||
-      (value.size() > 12 && value.rfind(".safetensors") == value.size() - 12)) {
-    if (!std::filesystem::exists(value))
-      throw_usage("pretrained_backbone_weights file does not exist: " + value, "policy.pretrained_backbone_weights",
-                  "pass a local safetensors file with torchvision resnet keys, or null for random init");
-    model->backbone->load_torchvision_weights(value);
-    LOG_INFO << "loaded backbone weights from " << value;
-    return;
-  }
-  LOG_WARNING << "pretrained_backbone_weights=" << value
-              << " names torchvision weights that cannot be downloaded here; the backbone starts from "
-                 "random init. To use them, save torchvision's resnet18 state_dict to a safetensors file "
-                 "and pass --policy.pretrained_backbone_weights=/path/to/resnet18.safetensors";
 }
 
 void ACTPolicy::reset() {

@@ -45,7 +45,6 @@ class ACTPolicy : public Policy {
   ACTModel model{nullptr};
 
  private:
-  void load_backbone_weights();
   ACTConfig config_;
   std::deque<torch::Tensor> queue_;  // (B, A) actions, time-major
   std::unique_ptr<ACTTemporalEnsembler> ensembler_;

@@ -1,0 +1,170 @@
+// ResNet backbone shared by ACT and Diffusion (see resnet_backbone.h).
+#include "lerobot/policies/resnet_backbone.h"
+
+#include <filesystem>
+#include <vector>
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/common/torch_compat.h"
+
+namespace lerobot {
+
+FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(int64_t n, double eps) : eps_(eps) {
+  weight = register_buffer("weight", torch::ones({n}));
+  bias = register_buffer("bias", torch::zeros({n}));
+  running_mean = register_buffer("running_mean", torch::zeros({n}));
+  running_var = register_buffer("running_var", torch::ones({n}));
+}
+
+torch::Tensor FrozenBatchNorm2dImpl::forward(const torch::Tensor& x) {
+  auto scale = weight * (running_var + eps_).rsqrt();
+  auto shift = bias - running_mean * scale;
+  return x * scale.view({1, -1, 1, 1}) + shift.view({1, -1, 1, 1});
+}
+
+namespace {
+torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad).bias(false));
+}
+
+torch::nn::AnyModule make_norm(ResNetNorm norm, int64_t channels) {
+  switch (norm) {
+    case ResNetNorm::kFrozenBatchNorm:
+      return torch::nn::AnyModule(FrozenBatchNorm2d(channels));
+    case ResNetNorm::kBatchNorm:
+      return torch::nn::AnyModule(torch::nn::BatchNorm2d(channels));
+    case ResNetNorm::kGroupNorm:
+      return torch::nn::AnyModule(torch::nn::GroupNorm(torch::nn::GroupNormOptions(channels / 16, channels)));
+  }
+  return {};
+}
+
+// torchvision key -> this module's key ("layer2.0.conv1.weight" -> "5.0.conv1.weight").
+std::string own_key(const std::string& tv_key, bool sequential) {
+  if (!sequential) return tv_key;
+  const auto dot = tv_key.find('.');
+  const std::string head = tv_key.substr(0, dot), rest = tv_key.substr(dot);
+  if (head == "conv1") return "0" + rest;
+  if (head == "bn1") return "1" + rest;
+  if (head.size() == 6 && head.rfind("layer", 0) == 0) return std::to_string(head[5] - '1' + 4) + rest;
+  return tv_key;
+}
+}  // namespace
+
+BasicBlockImpl::BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride, ResNetNorm norm) {
+  conv1 = register_module("conv1", conv(in_planes, planes, 3, stride, 1));
+  bn1 = make_norm(norm, planes);
+  register_module("bn1", bn1.ptr());
+  conv2 = register_module("conv2", conv(planes, planes, 3, 1, 1));
+  bn2 = make_norm(norm, planes);
+  register_module("bn2", bn2.ptr());
+  if (stride != 1 || in_planes != planes) {
+    torch::nn::Sequential ds;
+    ds->push_back(conv(in_planes, planes, 1, stride, 0));
+    ds->push_back(make_norm(norm, planes));
+    downsample = register_module("downsample", ds);
+  }
+}
+
+torch::Tensor BasicBlockImpl::forward(const torch::Tensor& x) {
+  auto out = torch::relu(bn1.forward(conv1(x)));
+  out = bn2.forward(conv2(out));
+  auto identity = downsample ? downsample->forward(x) : x;
+  return torch::relu(out + identity);
+}
+
+ResNetBackboneImpl::ResNetBackboneImpl(const ResNetOptions& options) : options_(options) {
+  std::vector<int64_t> blocks;
+  if (options.name == "resnet18") blocks = {2, 2, 2, 2};
+  else if (options.name == "resnet34") blocks = {3, 4, 6, 3};
+  else
+    throw_usage("vision_backbone '" + options.name + "' is not supported", "policy.vision_backbone",
+                "use resnet18 or resnet34");
+  const bool seq = options.sequential_names;
+  conv1 = register_module(seq ? "0" : "conv1", conv(3, 64, 7, 2, 3));
+  bn1 = make_norm(options.norm, 64);
+  register_module(seq ? "1" : "bn1", bn1.ptr());
+  int64_t in = 64;
+  const int64_t planes[4] = {64, 128, 256, 512};
+  torch::nn::Sequential* layers[4] = {&layer1, &layer2, &layer3, &layer4};
+  for (int l = 0; l < 4; ++l) {
+    torch::nn::Sequential s;
+    for (int64_t b = 0; b < blocks[l]; ++b) {
+      s->push_back(BasicBlock(in, planes[l], (b == 0 && l > 0) ? 2 : 1, options.norm));
+      in = planes[l];
+    }
+    *layers[l] = register_module(seq ? std::to_string(l + 4) : "layer" + std::to_string(l + 1), s);
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& p : named_parameters(true))
+    if (p.value().dim() == 4) {
+      auto w = p.value();
+      kaiming_normal_fan_out_relu(w);
+    }
+}
+
+torch::Tensor ResNetBackboneImpl::forward(const torch::Tensor& x) {
+  auto y = torch::relu(bn1.forward(conv1(x)));
+  y = torch::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
+  y = layer1->forward(y);
+  y = layer2->forward(y);
+  y = layer3->forward(y);
+  return layer4->forward(y);
+}
+
+void ResNetBackboneImpl::load_torchvision_weights(const std::string& path) {
+  if (options_.norm == ResNetNorm::kGroupNorm)
+    throw_usage("torchvision weights are for batch norm; this backbone uses group norm", "policy.use_group_norm",
+                "pass --policy.use_group_norm=false, or --policy.pretrained_backbone_weights=null");
+  TensorMap file = load_safetensors(path);
+  TensorMap weights;
+  for (auto& kv : file) weights[own_key(kv.first, options_.sequential_names)] = kv.second;
+  std::map<std::string, torch::Tensor> targets;
+  for (auto& p : named_parameters(true)) targets[p.key()] = p.value();
+  for (auto& b : named_buffers(true)) targets[b.key()] = b.value();
+  std::vector<std::string> missing, bad_shape;
+  for (auto& kv : targets) {
+    auto it = weights.find(kv.first);
+    const bool optional = kv.first.size() > 20 && kv.first.rfind("num_batches_tracked") == kv.first.size() - 19;
+    if (it == weights.end()) {
+      if (!optional) missing.push_back(kv.first);
+    } else if (it->second.sizes() != kv.second.sizes()) {
+      bad_shape.push_back(kv.first);
+    }
+  }
+  if (!missing.empty() || !bad_shape.empty()) {
+    std::string msg = "backbone weights do not fit torchvision's resnet layout:";
+    for (size_t i = 0; i < missing.size() && i < 10; ++i) msg += " missing " + missing[i] + ";";
+    for (size_t i = 0; i < bad_shape.size() && i < 10; ++i) msg += " wrong shape " + bad_shape[i] + ";";
+    throw_checkpoint(msg, path,
+                     "export the weights with safetensors.torch.save_file(torchvision.models.resnet18("
+                     "weights=...).state_dict(), path)");
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& kv : targets) {
+    auto it = weights.find(kv.first);
+    if (it != weights.end()) kv.second.copy_(it->second);
+  }
+}
+
+void load_backbone_weights_option(ResNetBackboneImpl& backbone, const std::optional<std::string>& weights,
+                                  const std::string& flag) {
+  if (!weights) return;  // random init, as LeRobot with weights=None
+  const std::string& value = *weights;
+  if (value.find('/') != std::string::npos ||
+      (value.size() > 12 && value.rfind(".safetensors") == value.size() - 12)) {
+    if (!std::filesystem::exists(value))
+      throw_usage("pretrained_backbone_weights file does not exist: " + value, flag,
+                  "pass a local safetensors file with torchvision resnet keys, or null for random init");
+    backbone.load_torchvision_weights(value);
+    LOG_INFO << "loaded backbone weights from " << value;
+    return;
+  }
+  LOG_WARNING << "pretrained_backbone_weights=" << value
+              << " names torchvision weights that cannot be downloaded here; the backbone starts from "
+                 "random init. To use them, save torchvision's resnet18 state_dict to a safetensors file "
+                 "and pass --" << flag << "=/path/to/resnet18.safetensors";
+}
+
+}  // namespace lerobot

@@ -1,0 +1,84 @@
+// torchvision-compatible ResNet (BasicBlock: resnet18/34) truncated after layer4, shared by every
+// policy with a camera encoder:
+//  - ACT: FrozenBatchNorm2d, torchvision names (conv1, bn1, layer{1..4}.{i}.{conv1,bn1,conv2,bn2,
+//    downsample.{0,1}}), as LeRobot's IntermediateLayerGetter(return_layers={"layer4": ...}).
+//  - Diffusion: regular BatchNorm2d (or GroupNorm with C/16 groups) and the names of
+//    nn.Sequential(*resnet.children()[:-2]): 0 = conv1, 1 = bn1, 4..7 = layer1..layer4 (2 = relu
+//    and 3 = maxpool hold no tensors).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+
+#include "lerobot/common/safetensors_torch.h"
+
+namespace lerobot {
+
+// BatchNorm with fixed statistics and affine terms, all stored as buffers (as in torchvision), so
+// they are in the state dict but never trained; no num_batches_tracked.
+class FrozenBatchNorm2dImpl : public torch::nn::Module {
+ public:
+  explicit FrozenBatchNorm2dImpl(int64_t num_features, double eps = 1e-5);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor weight, bias, running_mean, running_var;
+
+ private:
+  double eps_;
+};
+TORCH_MODULE(FrozenBatchNorm2d);
+
+enum class ResNetNorm {
+  kFrozenBatchNorm,  // torchvision.ops.FrozenBatchNorm2d (ACT)
+  kBatchNorm,        // nn.BatchNorm2d, running statistics updated in training (Diffusion default)
+  kGroupNorm,        // nn.GroupNorm(C / 16, C) in place of every BatchNorm2d (Diffusion use_group_norm)
+};
+
+struct ResNetOptions {
+  std::string name = "resnet18";  // "resnet18" or "resnet34"
+  ResNetNorm norm = ResNetNorm::kFrozenBatchNorm;
+  bool sequential_names = false;  // 0/1/4..7 instead of conv1/bn1/layer1..4
+};
+
+class BasicBlockImpl : public torch::nn::Module {
+ public:
+  BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride, ResNetNorm norm = ResNetNorm::kFrozenBatchNorm);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::AnyModule bn1, bn2;
+  torch::nn::Sequential downsample{nullptr};  // conv1x1 + norm when the shape changes
+};
+TORCH_MODULE(BasicBlock);
+
+class ResNetBackboneImpl : public torch::nn::Module {
+ public:
+  // Random init as torchvision (kaiming_normal fan_out for convs; norm weight 1, bias 0).
+  explicit ResNetBackboneImpl(const std::string& name) : ResNetBackboneImpl(ResNetOptions{name}) {}
+  explicit ResNetBackboneImpl(const ResNetOptions& options);
+  // x (B, 3, H, W) -> layer4 feature map (B, 512, ceil(H/32), ceil(W/32)).
+  torch::Tensor forward(const torch::Tensor& x);
+  int64_t out_channels() const { return 512; }
+
+  // Loads torchvision ResNet weights from a safetensors file (torchvision keys conv1.weight, bn1.*,
+  // layer*, whatever this module's naming; fc.* is ignored, num_batches_tracked is taken when this
+  // module has it and the file too). Missing or mis-shaped keys throw naming `path`.
+  void load_torchvision_weights(const std::string& path);
+
+  torch::nn::Conv2d conv1{nullptr};
+  torch::nn::AnyModule bn1;
+  torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
+
+ private:
+  ResNetOptions options_;
+};
+TORCH_MODULE(ResNetBackbone);
+
+// LeRobot's pretrained_backbone_weights for a backbone: nullopt = random init; a local
+// safetensors file (a path) is loaded; a torchvision enum name ("ResNet18_Weights.IMAGENET1K_V1")
+// cannot be downloaded here, so it logs how to provide the file and keeps random init.
+// `flag` names the config field in errors ("policy.pretrained_backbone_weights").
+void load_backbone_weights_option(ResNetBackboneImpl& backbone, const std::optional<std::string>& weights,
+                                  const std::string& flag);
+
+}  // namespace lerobot
