@@ -10,6 +10,7 @@ find_library(ZSTD_LIB zstd REQUIRED)
 find_library(ZLIB_LIB z REQUIRED)
 find_library(BOX2D_LIB box2d)
 find_package(CURL REQUIRED)         # hub/: the Hugging Face Hub client (Debian libcurl4-openssl-dev)
+find_package(JPEG)                  # the JPEGCompression augmentation (Debian libjpeg-dev); left out without it
 find_package(GTest)
 
 # Torch's exported flags include -D_GLIBCXX_USE_CXX11_ABI; keep them on the torch-using targets only.
@@ -77,5 +78,10 @@ function(lerobot_print_build_summary)
   message(STATUS "  NCCL      ${_nccl}")
   message(STATUS "  Gloo      ${_gloo}")
   message(STATUS "  FFmpeg    ${FFMPEG_libavcodec_VERSION} (headers: ${FFMPEG_INCLUDE_DIRS})")
+  if(JPEG_FOUND)
+    message(STATUS "  libjpeg   ${JPEG_VERSION} (JPEGCompression augmentation)")
+  else()
+    message(STATUS "  libjpeg   not found: the JPEGCompression augmentation is refused (install libjpeg-dev)")
+  endif()
   message(STATUS "  libstdc++ linked first in every executable (no std symbol can bind into libtorch)")
 endfunction()

@@ -36,7 +36,7 @@ if [ -n "$TORCH_PREFIX" ]; then
   # Only the gloo headers of a distribution's LibTorch stack: the official builds ship none.
   TORCH_DEB_PACKAGES=(libgloo-dev)
 else
-  TORCH_DEB_PACKAGES=(${TORCH_PACKAGES:-libtorch-dev python3-torch libgloo-dev})  # LibTorch (CPU, Gloo); python3-torch: torchrun
+  TORCH_DEB_PACKAGES=(${TORCH_PACKAGES:-libtorch-dev python3-torch python3-torchvision libgloo-dev})  # LibTorch (CPU, Gloo); python3-torch: torchrun; python3-torchvision: reference outputs in tests
 fi
 
 PACKAGES=(
@@ -45,6 +45,7 @@ PACKAGES=(
   libopenblas0-pthread                  # Debian's LibTorch is ~14x slower on the reference BLAS
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg   # video (dav1d, SVT-AV1, H.264, HEVC)
   libsnappy-dev libzstd-dev zlib1g-dev  # parquet pages
+  libjpeg-dev                           # the JPEGCompression augmentation (libjpeg-turbo, as torchvision)
   nlohmann-json3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libbox2d-dev iproute2
   libcurl4-openssl-dev python3          # hub/ client; python3 runs the test Hub server (tests/hub)

@@ -12,6 +12,7 @@
 #include "lerobot/datasets/data_loader.h"
 #include "lerobot/datasets/dataset_config.h"
 #include "lerobot/datasets/dataset_writer.h"
+#include "lerobot/datasets/image_transforms.h"
 
 using namespace lerobot;
 
@@ -35,6 +36,31 @@ double samples_per_s(const std::shared_ptr<LeRobotDataset>& ds, int workers, int
   for (int b = 0; b < batches; ++b) loader.next();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   return batches * 8 / s;
+}
+
+// Milliseconds per call of each LeRobot default transform (and the uint8 -> float conversion) on one
+// 480x640 frame, in this thread: where the augmented sample's time goes.
+void per_transform_ms(int64_t h, int64_t w) {
+  torch::manual_seed(1);
+  const auto frame = (torch::rand({3, h, w}) * 255).to(torch::kUInt8);
+  auto time_ms = [](auto&& fn) {
+    fn();
+    const int reps = 20;
+    auto t = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) fn();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count() / reps;
+  };
+  const auto img = frame.to(torch::kFloat32).div_(255.0);
+  std::printf("per call on one 3x%ldx%ld frame:\n", long(h), long(w));
+  std::printf("  %-28s %6.2f ms\n", "uint8 -> float / 255", time_ms([&] { return frame.to(torch::kFloat32).div_(255.0); }));
+  const Json tfs = default_image_transforms_tfs();
+  TransformRng rng(3);
+  for (auto it = tfs.begin(); it != tfs.end(); ++it) {
+    auto t = make_image_transform(it.value()["type"].get<std::string>(), it.value()["kwargs"], it.key());
+    const auto p = t->sample(rng, h, w);
+    std::printf("  %-28s %6.2f ms\n", (it.key() + " (" + it.value()["type"].get<std::string>() + ")").c_str(),
+                time_ms([&] { return t->apply(img, p); }));
+  }
 }
 
 }  // namespace
@@ -64,6 +90,7 @@ int main(int argc, char** argv) {
   auto ds = std::make_shared<LeRobotDataset>(root, LeRobotDatasetOptions{});
   std::printf("480x640 AV1, batch 8, %d workers, %d batches, intra-op threads %d\n", workers, batches,
               torch::get_num_threads());
+  per_transform_ms(h, w);
   const double off = samples_per_s(ds, workers, batches, false);
   const double on = samples_per_s(ds, workers, batches, true);
   std::printf("augmentation off  %8.1f samples/s\n", off);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <set>
 
 #include "lerobot/common/config/flags.h"
 #include "lerobot/common/error.h"
@@ -218,6 +220,115 @@ TEST(ImageKernels, PatchBrightnessAndDropoutMatchLeRobotsDefinitions) {
   }
 }
 
+// The kernels against torchvision itself (Debian's python3-torchvision, run at test time) on the
+// real frame: colour, sharpness, affine with shear and the JPEG round trip.
+TEST(ImageKernels, MatchTorchvisionItselfOnTheRealFrame) {
+  const auto img = real_frame();
+  TempDir dir("tv_reference");
+  const std::string in = (dir.path / "in.f32").string(), out = (dir.path / "out.f32").string();
+  {
+    std::ofstream f(in, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(img.data_ptr<float>()), std::streamsize(img.numel() * sizeof(float)));
+  }
+  run_python(
+      "import torch\n"
+      "import torchvision.transforms.functional as F\n"
+      "from torchvision.io import encode_jpeg, decode_image\n"
+      "from torchvision.transforms import InterpolationMode\n"
+      "x = torch.from_file(\"" + in + "\", size=" + std::to_string(img.numel()) + ", dtype=torch.float32)"
+      ".view(" + std::to_string(img.size(0)) + ", " + std::to_string(img.size(1)) + ", " + std::to_string(img.size(2)) + ")\n"
+      "o = [F.adjust_brightness(x, 1.17), F.adjust_contrast(x, 0.83), F.adjust_saturation(x, 1.4),\n"
+      "     F.adjust_hue(x, 0.04), F.adjust_hue(x, -0.3), F.adjust_sharpness(x, 0.5), F.adjust_sharpness(x, 1.8),\n"
+      "     F.affine(x, angle=4.0, translate=[5, -3], scale=1.05, shear=[2.0, -3.0], interpolation=InterpolationMode.NEAREST)]\n"
+      "u = (x.clamp(0, 1) * 255).round().to(torch.uint8)\n"
+      "o += [decode_image(encode_jpeg(u, quality=q)).float() / 255 for q in (15, 50, 90)]\n"
+      "torch.stack(o).contiguous().numpy().tofile(\"" + out + "\")\n");
+  const int64_t n = 11;
+  auto want = torch::empty({n, img.size(0), img.size(1), img.size(2)});
+  {
+    std::ifstream f(out, std::ios::binary);
+    f.read(reinterpret_cast<char*>(want.data_ptr<float>()), std::streamsize(want.numel() * sizeof(float)));
+    ASSERT_EQ(f.gcount(), std::streamsize(want.numel() * sizeof(float))) << "torchvision's output is short";
+  }
+  const std::vector<std::pair<std::string, torch::Tensor>> got = {
+      {"brightness", image::adjust_brightness(img, 1.17)}, {"contrast", image::adjust_contrast(img, 0.83)},
+      {"saturation", image::adjust_saturation(img, 1.4)},  {"hue 0.04", image::adjust_hue(img, 0.04)},
+      {"hue -0.3", image::adjust_hue(img, -0.3)},          {"sharpness 0.5", image::adjust_sharpness(img, 0.5)},
+      {"sharpness 1.8", image::adjust_sharpness(img, 1.8)},
+      {"affine", image::affine(img, 4.0, 5, -3, 1.05, 2.0, -3.0)},
+      {"jpeg 15", image::jpeg_compression(img, 15)},      {"jpeg 50", image::jpeg_compression(img, 50)},
+      {"jpeg 90", image::jpeg_compression(img, 90)}};
+  for (int64_t k = 0; k < n; ++k) {
+    const auto& [name, have] = got[size_t(k)];
+    auto diff = (have - want[k]).abs();
+    if (name == "affine") {  // a source exactly between two pixels may round either way in float32
+      EXPECT_LE((diff > kTol).any(0).sum().item<int64_t>(), img.size(1) * img.size(2) / 500) << name;
+    } else {
+      EXPECT_LE(diff.max().item<double>(), kTol) << name;
+    }
+    EXPECT_GT((have - img).abs().max().item<double>(), 0.02) << name << " left the frame as it was";
+  }
+}
+
+TEST(ImageKernels, PlanckianJitterAndRandomShadowMatchLeRobotsDefinitions) {
+  const auto img = real_frame();
+  const int64_t h = img.size(1), w = img.size(2);
+  // 6750 K lies halfway between the 6500 K and 7000 K rows of the black-body table.
+  const double r = (0.4816 + 0.4672) / 2, g = (0.4604 + 0.4619) / 2, b = (0.4782 + 0.5053) / 2;
+  expect_per_pixel(image::planckian_jitter(img, 6750), img, [&](int64_t y, int64_t x) {
+    Px p = px(img, y, x);
+    return Px{clamp01(p[0] * r / g), p[1], clamp01(p[2] * b / g)};
+  }, "planckian 6750 K");
+  // Shadow: a band of columns [40, 90) at 0.55, the mask averaged over 8x8 blocks and upsampled
+  // bilinearly (half-pixel centres, edges clamped).
+  const int64_t x0 = 40, band = 50;
+  const double factor = 0.55;
+  const int64_t hs = h / 8, ws = w / 8;
+  std::vector<double> small(size_t(hs * ws));
+  for (int64_t by = 0; by < hs; ++by)
+    for (int64_t bx = 0; bx < ws; ++bx) {
+      double sum = 0;
+      for (int64_t x = bx * 8; x < bx * 8 + 8; ++x) sum += (x >= x0 && x < x0 + band) ? factor : 1.0;
+      small[size_t(by * ws + bx)] = sum / 8.0;
+    }
+  auto src = [](int64_t dst, int64_t in, int64_t outn, int64_t& i0, int64_t& i1, double& t) {
+    const double s = std::max(0.0, (double(dst) + 0.5) * double(in) / double(outn) - 0.5);
+    i0 = std::min<int64_t>(int64_t(s), in - 1);
+    i1 = std::min<int64_t>(i0 + 1, in - 1);
+    t = s - double(i0);
+  };
+  expect_per_pixel(image::random_shadow(img, x0, band, factor), img, [&](int64_t y, int64_t x) {
+    int64_t y0, y1, xa, xb;
+    double ty, tx;
+    src(y, hs, h, y0, y1, ty);
+    src(x, ws, w, xa, xb, tx);
+    auto at = [&](int64_t yy, int64_t xx) { return small[size_t(yy * ws + xx)]; };
+    const double m = (1 - ty) * ((1 - tx) * at(y0, xa) + tx * at(y0, xb)) + ty * ((1 - tx) * at(y1, xa) + tx * at(y1, xb));
+    Px p = px(img, y, x);
+    return Px{clamp01(p[0] * m), clamp01(p[1] * m), clamp01(p[2] * m)};
+  }, "shadow");
+  // The transforms draw within their ranges: quality and temperature inclusive, a band of 1/3..2/3.
+  TransformRng rng(5);
+  auto jpeg = make_image_transform("JPEGCompression", {{"quality", {20, 22}}}, "t");
+  auto planck = make_image_transform("PlanckianJitter", {{"temperature", 4000}}, "t");
+  auto shadow = make_image_transform("RandomShadow", Json::object(), "t");
+  std::set<int64_t> qualities;
+  int darker = 0;
+  for (int i = 0; i < 300; ++i) {
+    qualities.insert(int64_t(jpeg->sample(rng, h, w).at("quality")));
+    ASSERT_EQ(planck->sample(rng, h, w).at("temperature"), 4000.0);
+    auto p = shadow->sample(rng, h, w);
+    ASSERT_GE(p.at("opacity"), 0.3);
+    ASSERT_LT(p.at("opacity"), 0.6);
+    ASSERT_GE(p.at("width"), 1.0 / 3.0);
+    ASSERT_LT(p.at("width"), 2.0 / 3.0);
+    darker += p.at("direction") < 0;
+  }
+  EXPECT_EQ(qualities, (std::set<int64_t>{20, 21, 22}));
+  EXPECT_GT(darker, 110);  // about half of 300
+  EXPECT_LT(darker, 190);
+}
+
 ImageTransformsConfig enabled_default() {
   ImageTransformsConfig c;
   c.enable = true;
@@ -349,8 +460,14 @@ TEST(ImageTransforms, BadEntriesAreUsageErrorsNamingTheKey) {
   EXPECT_NE(msg.find("dataset.image_transforms.tfs.x.type"), std::string::npos) << msg;
   for (const auto& t : implemented_transform_types()) EXPECT_NE(msg.find(t), std::string::npos) << msg;
   c = enabled_default();
-  c.tfs["x"] = {{"type", "PlanckianJitter"}};
-  EXPECT_NE(usage_error(c).find("not implemented in lerobot.cpp yet"), std::string::npos);
+  c.tfs["x"] = {{"type", "PlanckianJitter"}, {"kwargs", {{"temperature", {2000, 6000}}}}};
+  EXPECT_NE(usage_error(c).find("3000 <= min <= max <= 15000"), std::string::npos);
+  c = enabled_default();
+  c.tfs["x"] = {{"type", "JPEGCompression"}, {"kwargs", {{"quality", {50, 120}}}}};
+  EXPECT_NE(usage_error(c).find("tfs.x.kwargs.quality"), std::string::npos);
+  c = enabled_default();
+  c.tfs["x"] = {{"type", "RandomShadow"}, {"kwargs", {{"opacity", 1.5}}}};
+  EXPECT_NE(usage_error(c).find("0 <= min <= max <= 1"), std::string::npos);
   c = enabled_default();
   c.tfs["brightness"]["kwargs"]["brightness"] = {1.3, 0.9};
   EXPECT_NE(usage_error(c).find("tfs.brightness.kwargs.brightness"), std::string::npos);

@@ -28,7 +28,10 @@ void augment_item(DatasetItem& item, const std::vector<std::string>& camera_keys
     auto it = item.tensors.find(camera_keys[c]);
     if (it == item.tensors.end()) continue;
     torch::Tensor x = it->second;
-    if (x.scalar_type() == torch::kUInt8) x = x.to(torch::kFloat32).div_(255.0);
+    // Decoded frames may be views of an (H, W, C) buffer: one contiguous float copy here, so each
+    // kernel below runs on planes instead of copying strided pixels again.
+    x = x.scalar_type() == torch::kUInt8 ? x.to(torch::kFloat32, false, false, torch::MemoryFormat::Contiguous).div_(255.0)
+                                         : x.contiguous();
     TransformRng rng(mix_seed({seed, uint64_t(rank), uint64_t(step), uint64_t(position), uint64_t(c)}));
     it->second = transforms(x, rng);
   }

@@ -5,6 +5,7 @@
 
 #include <torch/types.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -43,5 +44,18 @@ struct Hole {
 torch::Tensor coarse_dropout(const torch::Tensor& img, const std::vector<Hole>& holes, double fill);
 // img + noise * std / 255, clamped; `noise` is standard normal of img's shape.
 torch::Tensor add_gaussian_noise(const torch::Tensor& img, const torch::Tensor& noise, double std_255);
+
+// LeRobot 0.6's PlanckianJitter: red and blue scaled by c_r / c_g and c_b / c_g of the black-body
+// coefficients at `kelvin` (3000..15000, linear between the 500 K rows of the table), clamped.
+torch::Tensor planckian_jitter(const torch::Tensor& img, int64_t kelvin);
+std::array<double, 3> planckian_coefficients(int64_t kelvin);
+// LeRobot 0.6's RandomShadow: the columns [x_start, x_start + band_width) scaled by `factor`
+// (1 +- opacity), the mask's edges smoothed by an 8x8 block average upsampled bilinearly; clamped.
+torch::Tensor random_shadow(const torch::Tensor& img, int64_t x_start, int64_t band_width, double factor);
+// LeRobot 0.6's JPEGCompression: each image rounded to uint8, encoded as JPEG at `quality` (1..100)
+// and decoded with libjpeg's defaults, as torchvision's encode_jpeg + decode_image. Throws when the
+// build has no libjpeg (jpeg_available()).
+torch::Tensor jpeg_compression(const torch::Tensor& img, int64_t quality);
+bool jpeg_available();
 
 }  // namespace lerobot::image

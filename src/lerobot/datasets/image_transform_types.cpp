@@ -386,14 +386,91 @@ class CoarseDropout : public ImageTransform {
   double max_h_ = 0.07, max_w_ = 0.07, fill_ = 0.0;
 };
 
-// LeRobot 0.6 types not implemented here yet (refused by name rather than silently skipped).
-const std::vector<std::string> kNotYet = {"JPEGCompression", "RandomShadow", "PlanckianJitter"};
+// An int or an [min, max] pair of ints within [lo, hi] (JPEGCompression's quality,
+// PlanckianJitter's temperature); pairs are truncated to int as LeRobot's int() does.
+std::pair<int64_t, int64_t> int_range(const Kwargs& kw, const std::string& k, int64_t lo, int64_t hi,
+                                      const std::string& example) {
+  const Json& v = kw.at(k);
+  std::pair<int64_t, int64_t> r;
+  if (v.is_number_integer()) r = {v.get<int64_t>(), v.get<int64_t>()};
+  else {
+    const Range p = kw.pair(k, example);
+    r = {int64_t(p.lo), int64_t(p.hi)};
+  }
+  if (!(lo <= r.first && r.first <= r.second && r.second <= hi))
+    kw.bad(k, "must satisfy " + std::to_string(lo) + " <= min <= max <= " + std::to_string(hi), example);
+  return r;
+}
+
+class JPEGCompression : public ImageTransform {
+ public:
+  explicit JPEGCompression(const Kwargs& kw) {
+    if (kw.has("quality")) quality_ = int_range(kw, "quality", 1, 100, "[15, 75]");
+    if (!image::jpeg_available()) image::jpeg_compression(torch::Tensor(), 0);  // the build's usage error
+  }
+  TransformParams sample(TransformRng& rng, int64_t, int64_t) const override {
+    return {{"quality", double(rng.randint(quality_.first, quality_.second))}};
+  }
+  torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
+    return image::jpeg_compression(img, int64_t(p.at("quality")));
+  }
+
+ private:
+  std::pair<int64_t, int64_t> quality_{15, 75};
+};
+
+class RandomShadow : public ImageTransform {
+ public:
+  explicit RandomShadow(const Kwargs& kw) {
+    if (kw.has("opacity")) {
+      const double v = kw.is_number("opacity") ? kw.at("opacity").get<double>() : 0.0;
+      opacity_ = kw.is_number("opacity") ? Range{v, v} : kw.pair("opacity", "[0.3, 0.6]");
+      if (!(0.0 <= opacity_.lo && opacity_.lo <= opacity_.hi && opacity_.hi <= 1.0))
+        kw.bad("opacity", "must satisfy 0 <= min <= max <= 1", "[0.3, 0.6]");
+    }
+  }
+  // A band of a third to two thirds of the width, darkened or brightened with equal odds.
+  TransformParams sample(TransformRng& rng, int64_t, int64_t) const override {
+    return {{"opacity", rng.uniform(opacity_.lo, opacity_.hi)},
+            {"start", rng.uniform(0.0, 1.0)},
+            {"width", rng.uniform(1.0 / 3.0, 2.0 / 3.0)},
+            {"direction", rng.uniform(0.0, 1.0) < 0.5 ? -1.0 : 1.0}};
+  }
+  torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
+    const int64_t w = img.size(-1);
+    const int64_t band = std::max<int64_t>(1, std::min<int64_t>(w, int64_t(std::nearbyint(p.at("width") * double(w)))));
+    const int64_t x0 = int64_t(std::nearbyint(p.at("start") * double(w - band)));
+    return image::random_shadow(img, x0, band, 1.0 + p.at("direction") * p.at("opacity"));
+  }
+
+ private:
+  Range opacity_{0.3, 0.6};
+};
+
+class PlanckianJitter : public ImageTransform {
+ public:
+  explicit PlanckianJitter(const Kwargs& kw) {
+    if (kw.has("temperature")) kelvin_ = int_range(kw, "temperature", 3000, 15000, "[3000, 15000]");
+  }
+  TransformParams sample(TransformRng& rng, int64_t, int64_t) const override {
+    return {{"temperature", double(rng.randint(kelvin_.first, kelvin_.second))}};
+  }
+  torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
+    if (img.size(-3) != 3)
+      throw std::invalid_argument("PlanckianJitter needs 3-channel images, got " + std::to_string(img.size(-3)));
+    return image::planckian_jitter(img, int64_t(p.at("temperature")));
+  }
+
+ private:
+  std::pair<int64_t, int64_t> kelvin_{3000, 15000};
+};
 
 }  // namespace
 
 std::vector<std::string> implemented_transform_types() {
-  return {"CoarseDropout",  "ColorJitter", "GammaCorrection", "GaussianNoise", "GaussianPatchBrightness",
-          "Identity",       "MotionBlur",  "RandomAffine",    "SharpnessJitter"};
+  return {"CoarseDropout",   "ColorJitter",     "GammaCorrection", "GaussianNoise",  "GaussianPatchBrightness",
+          "Identity",        "JPEGCompression", "MotionBlur",      "PlanckianJitter", "RandomAffine",
+          "RandomShadow",    "SharpnessJitter"};
 }
 
 std::unique_ptr<ImageTransform> make_image_transform(const std::string& type, const Json& kwargs,
@@ -413,10 +490,10 @@ std::unique_ptr<ImageTransform> make_image_transform(const std::string& type, co
   if (type == "CoarseDropout")
     return std::make_unique<CoarseDropout>(
         Kwargs(kwargs, path, {"max_holes", "max_height_frac", "max_width_frac", "fill_value"}));
+  if (type == "JPEGCompression") return std::make_unique<JPEGCompression>(Kwargs(kwargs, path, {"quality"}));
+  if (type == "RandomShadow") return std::make_unique<RandomShadow>(Kwargs(kwargs, path, {"opacity"}));
+  if (type == "PlanckianJitter") return std::make_unique<PlanckianJitter>(Kwargs(kwargs, path, {"temperature"}));
   const auto known = implemented_transform_types();
-  if (std::find(kNotYet.begin(), kNotYet.end(), type) != kNotYet.end())
-    throw_usage("image transform type '" + type + "' (LeRobot 0.6) is not implemented in lerobot.cpp yet", path + ".type",
-                "use one of: " + join(known, ", "));
   const std::string near = nearest(type, known);
   throw_usage("unknown image transform type '" + type + "'", path + ".type",
               (near.empty() ? "" : "did you mean '" + near + "'? ") + "known types: " + join(known, ", "));
