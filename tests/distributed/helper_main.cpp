@@ -140,6 +140,10 @@ int reducer(std::shared_ptr<ProcessGroup> pg, const std::string& variant) {
 int misbehave(ProcessGroup& pg, const std::string& how) {
   const int r = pg.rank();
   int culprit = how == "exit0" ? 0 : 1;
+  // One collective both ranks finish first: the group is fully connected before the culprit leaves
+  // (otherwise, on a loaded machine, the store host can exit while the other rank still connects).
+  auto warm = torch::ones({1});
+  pg.all_reduce(warm, ReduceOp::kSum);
   if (r == culprit) {
     if (how == "sleep") std::this_thread::sleep_for(std::chrono::seconds(60));
     std::_Exit(0);  // "exit", "exit0": leave without a word
