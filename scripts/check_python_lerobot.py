@@ -26,6 +26,9 @@ def main() -> int:
     ap.add_argument("observation")
     ap.add_argument("cpp_actions")
     ap.add_argument("--atol", type=float, default=1e-4)
+    ap.add_argument("--seed", type=int, default=None,
+                    help="torch.manual_seed just before the prediction (as `lerobot-cpp infer --seed`): "
+                         "a sampling policy such as Diffusion then draws the same noise on the CPU")
     args = ap.parse_args()
 
     from lerobot.configs.policies import PreTrainedConfig
@@ -52,7 +55,17 @@ def main() -> int:
         observation[key] = t
     with torch.no_grad():
         batch = pre(observation)
-        chunk = post(policy.predict_action_chunk(batch))
+        if args.seed is not None:
+            torch.manual_seed(args.seed)
+        if hasattr(policy, "_queues") and "action" in policy._queues and config.type != "act":
+            # Diffusion: predict_action_chunk takes a stacked history only; one observation goes
+            # through select_action, which fills the history with copies of it (as `infer` does) and
+            # queues the chunk it predicts.
+            policy.reset()
+            first = policy.select_action(dict(batch))
+            chunk = post(torch.stack([first] + list(policy._queues["action"]), dim=1))
+        else:
+            chunk = post(policy.predict_action_chunk(batch))
     ours = load_file(args.cpp_actions)["action"]
     theirs = chunk.reshape(ours.shape).to(ours.dtype)
     diff = (theirs - ours).abs().max().item()

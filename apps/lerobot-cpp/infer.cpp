@@ -27,19 +27,22 @@ dimension: cameras uint8 (H, W, C) or (C, H, W), or float (C, H, W) in [0, 1]; s
 --dataset.root/--frame take the observation from frame INDEX (global index) of a LeRobot
 dataset instead, and also print the action recorded there.
 --output writes the whole predicted chunk (chunk_size, action dim), in robot units, as "action".
+--seed=N seeds LibTorch's generator just before the prediction: a sampling policy (Diffusion) then
+draws the noise Python draws after torch.manual_seed(N) on the CPU (scripts/check_python_lerobot.py).
 )";
 
 const std::vector<std::string> kInferFlags = {"--policy.path", "--observation", "--output", "--policy.device",
-                                              "--dataset.root", "--frame"};
+                                              "--dataset.root", "--frame", "--seed"};
 
-int64_t frame_index(const std::string& value) {
+// A whole number >= 0 given to `flag`.
+int64_t non_negative(const std::string& value, const std::string& flag, const std::string& what) {
   try {
     size_t pos = 0;
     const long long v = std::stoll(value, &pos);
     if (pos == value.size() && v >= 0) return v;
   } catch (const std::exception&) {
   }
-  throw_usage("bad value '" + value + "' for --frame: expected a frame index >= 0", "--frame");
+  throw_usage("bad value '" + value + "' for " + flag + ": expected " + what + " >= 0", flag);
 }
 
 }  // namespace
@@ -51,7 +54,7 @@ int infer_main(const Args& input) {
   }
   Args args = input;
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
-  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame"});
+  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame", "seed"});
   if (!args.empty()) {
     const std::string key = args.front().substr(0, args.front().find('='));
     const std::string near = nearest(key, kInferFlags);
@@ -74,7 +77,7 @@ int infer_main(const Args& input) {
   std::optional<torch::Tensor> recorded;
   if (from_dataset) {
     LeRobotDataset ds(flags["dataset.root"]);
-    const int64_t index = frame_index(flags["frame"]);
+    const int64_t index = non_negative(flags["frame"], "--frame", "a frame index");
     if (index >= ds.num_frames())
       throw_usage("--frame=" + flags["frame"] + " is past the dataset's last frame " + std::to_string(ds.num_frames() - 1),
                   "--frame");
@@ -85,6 +88,7 @@ int infer_main(const Args& input) {
   } else {
     observation = load_safetensors(flags["observation"]);
   }
+  if (flags.count("seed")) torch::manual_seed(uint64_t(non_negative(flags["seed"], "--seed", "a seed")));
   torch::Tensor chunk;
   try {
     chunk = policy.predict_action_chunk(observation);

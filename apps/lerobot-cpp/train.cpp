@@ -77,9 +77,20 @@ constexpr int64_t kDemoEpisodes = 200;
 const std::vector<std::string> kDemoDefaults = {
     "--env.type=reach2d", "--env.image_size=64", "--steps=1800", "--batch_size=16", "--log_freq=100",
     "--save_freq=1800", "--env_eval_freq=1800", "--eval.n_episodes=50", "--num_workers=1",
+    "--policy.pretrained_backbone_weights=null"};
+// ACT's sizes for the demo (the default policy type there); other types keep their own defaults.
+const std::vector<std::string> kDemoActDefaults = {
     "--policy.chunk_size=10", "--policy.n_action_steps=10", "--policy.dim_model=128", "--policy.n_heads=4",
     "--policy.dim_feedforward=512", "--policy.n_encoder_layers=2", "--policy.n_vae_encoder_layers=2",
-    "--policy.optimizer_lr=3e-4", "--policy.optimizer_lr_backbone=1e-4", "--policy.pretrained_backbone_weights=null"};
+    "--policy.optimizer_lr=3e-4", "--policy.optimizer_lr_backbone=1e-4"};
+
+// The value of the last --policy.type=... in args ("" without one).
+std::string policy_type_flag(const Args& args) {
+  std::string type;
+  for (const auto& a : args)
+    if (a.rfind("--policy.type=", 0) == 0) type = a.substr(std::string("--policy.type=").size());
+  return type;
+}
 
 bool has_flag_prefix(const Args& args, const std::string& prefix) {
   for (const auto& a : args)
@@ -112,7 +123,12 @@ int train_main(const Args& input) {
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
   const bool demo = !has_flag_prefix(args, "--dataset") && !has_flag_prefix(args, "--config_path") &&
                     !has_flag_prefix(args, "--policy.path") && !has_flag_prefix(args, "--resume=true");
-  if (demo) args.insert(args.begin(), kDemoDefaults.begin(), kDemoDefaults.end());
+  if (demo) {
+    const std::string type = policy_type_flag(args);
+    if (type.empty()) args.insert(args.begin(), "--policy.type=act");
+    if (type.empty() || type == "act") args.insert(args.begin(), kDemoActDefaults.begin(), kDemoActDefaults.end());
+    args.insert(args.begin(), kDemoDefaults.begin(), kDemoDefaults.end());
+  }
   // Parse before launching anything: a typo fails here, in the launcher, before any work starts.
   TrainPipelineConfig cfg = parse_train_config(args);
   if (demo) {
