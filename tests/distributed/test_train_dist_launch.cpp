@@ -123,6 +123,24 @@ TEST(TrainLaunch, TorchrunRunsTwoRanksAndWritesACheckpoint) {
   EXPECT_NE(step_info.find("\"step\": 4"), std::string::npos) << step_info;
 }
 
+// LeRobot's multi-GPU guide with the program name changed (#19): torchrun (as accelerate launch)
+// runs the script through Python, without --no_python; lerobot-cpp-train execs the binary.
+TEST(TrainLaunch, TorchrunRunsTheLauncherScriptWithoutNoPython) {
+  one_thread_per_process();
+  TempDir dir;
+  const std::string ds = make_dataset(dir.path);
+  const std::string torchrun = LEROBOT_TORCHRUN;
+  ASSERT_EQ(run_command("command -v " + torchrun).code, 0) << "torchrun not found: install python3-torch";
+  const std::string launcher = (fs::path(cli()).parent_path() / "lerobot-cpp-train").string();
+  const std::string out = dir.path + "/tr";
+  auto r = run_command("OMP_NUM_THREADS=1 timeout -k 5 180 " + torchrun + " --nproc_per_node=2 -r 1 -t 1 --standalone " +
+                       launcher + act_flags(ds) + " --batch_size=4 --steps=2 --log_freq=1 --output_dir=" + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string step_info = read_text(out + "/checkpoints/000002/training_state/training_step.json");
+  EXPECT_NE(step_info.find("\"dp_world_size\": 2"), std::string::npos) << step_info;
+  EXPECT_NE(r.out.find("via torchrun"), std::string::npos) << r.out;
+}
+
 // The built-in launcher sees rank 1 die, stops rank 0 and names rank 1.
 TEST(TrainFailure, KilledRankStopsTheRunAndIsNamed) {
   one_thread_per_process();
