@@ -96,7 +96,11 @@ TEST(SchedulersLeRobot06, ResumeGivesTheSameNextLr) {
   auto w = torch::zeros({2}, torch::requires_grad());
   auto opt = make_optimizer(oc, {ParamGroup{{w}, {"w"}, std::nullopt}});
   auto s = make_scheduler(&c, *opt, 20);
-  for (int k = 0; k < 7; ++k) s->step();
+  for (int k = 0; k < 7; ++k) {
+    w.mutable_grad() = torch::ones_like(w);
+    opt->step();
+    s->step();
+  }
   const auto dir = temp_dir("resume");
   s->save(dir / kSchedulerStateFile);
   save_optimizer_state(*opt, dir, s->base_lrs());

@@ -166,7 +166,7 @@ TEST(FlagWalk, EveryTrainFlagIsReadOrListedAsNotUsed) {
   for (const auto& [key, reason] : listed) EXPECT_TRUE(help.count(key)) << "listed as not used but not a flag: " << key;
   int unread = 0;
   for (const auto& key : flags) {
-    if (key == "config_path" || key.size() > 5 && key.compare(key.size() - 5, 5, ".type") == 0) continue;
+    if (key == "config_path" || (key.size() > 5 && key.compare(key.size() - 5, 5, ".type") == 0)) continue;
     const std::string name = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
     if (listed.count(key)) continue;
     const std::string at = read_at(name);

@@ -9,8 +9,10 @@
 #include <fstream>
 #include <map>
 
+#include "lerobot/datasets/data_loader.h"
 #include "lerobot/datasets/dataset_writer.h"
 #include "lerobot/policies/pretrained_io.h"
+#include "lerobot/policies/processor_io.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/eval_split.h"
 #include "train_test_helpers.h"

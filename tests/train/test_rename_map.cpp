@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "lerobot/common/safetensors_torch.h"
 #include "lerobot/datasets/dataset_writer.h"
 #include "lerobot/policies/processor_io.h"
 #include "train_test_helpers.h"

@@ -50,7 +50,7 @@ NamedOptimizers make_multi_adam(const MultiAdamConfig& c, const NamedParamGroups
       b2 = b[1].get<double>();
     }
     torch::optim::AdamOptions opts(number_at(o, "lr", c.lr, where + ".lr"));
-    opts.betas({b1, b2}).eps(number_at(o, "eps", 1e-5, where + ".eps"))
+    opts.betas(std::make_tuple(b1, b2)).eps(number_at(o, "eps", 1e-5, where + ".eps"))
         .weight_decay(number_at(o, "weight_decay", c.weight_decay, where + ".weight_decay"))
         .amsgrad(false);
     std::vector<torch::optim::OptimizerParamGroup> torch_groups;

@@ -59,7 +59,7 @@ std::unique_ptr<torch::optim::Optimizer> make_xvla_adamw(const XVLAAdamWConfig& 
   }
   const double soft_lr = c.lr * c.soft_prompt_warmup_lr_scale.value_or(c.soft_prompt_lr_scale);
   torch::optim::AdamWOptions defaults(c.lr);
-  defaults.betas({c.betas[0], c.betas[1]}).eps(c.eps).weight_decay(c.weight_decay).amsgrad(false);
+  defaults.betas(std::make_tuple(c.betas[0], c.betas[1])).eps(c.eps).weight_decay(c.weight_decay).amsgrad(false);
   std::vector<torch::optim::OptimizerParamGroup> out;
   auto add = [&](const std::vector<torch::Tensor>& params, double lr, double wd) {
     if (params.empty()) return;  // LeRobot filters out empty groups
