@@ -21,13 +21,13 @@ const fs::path& foreign_keys_dataset() {
     const fs::path r = train_scratch() / "foreign_keys_ds";
     std::vector<FeatureSpec> feats = {
         {"state", "float32", {2}, Json::array({"a", "b"}), Json()},
-        {"image", "video", {32, 32, 3}, Json::array({"height", "width", "channels"}), Json()},
+        {"image", "video", {64, 64, 3}, Json::array({"height", "width", "channels"}), Json()},
         {"actions", "float32", {2}, Json::array({"a", "b"}), Json()}};
     DatasetWriter w(r, 10, feats);
     for (int64_t e = 0; e < 3; ++e) {
       for (int64_t i = 0; i < 10; ++i) {
         const float t = float(i) / 10.0f + float(e);
-        auto img = (torch::ones({32, 32, 3}) * (40.0f + 10.0f * float(i) + 30.0f * float(e))).to(torch::kUInt8);
+        auto img = (torch::ones({64, 64, 3}) * (40.0f + 10.0f * float(i) + 30.0f * float(e))).to(torch::kUInt8);
         w.add_frame({{"state", torch::tensor({std::sin(t), std::cos(t)})},
                      {"image", img},
                      {"actions", torch::tensor({std::sin(t + 0.1f), std::cos(t + 0.1f)})}});
