@@ -107,6 +107,11 @@ row "train --dataset.image_transforms.enable=true --dataset.image_transforms.tfs
 row "train --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]" train $TINY $D --dataset.image_transforms.enable=true '--dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]'
 row "train --ema.enable=true --ema.max_decay=1.5" train $TINY $D --ema.enable=true --ema.max_decay=1.5
 row "train --eval_steps=5" train $TINY $D --eval_steps=5
+row "train --dataset.eval_split=0.9 (3 episodes, one task)" train $TINY $D --dataset.eval_split=0.9 --eval_steps=1
+row "train --dataset.eval_split=1.5" train $TINY $D --dataset.eval_split=1.5
+row "train --use_policy_training_preset=false --optimizer.type=multi_adam" train $TINY $D --use_policy_training_preset=false --optimizer.type=multi_adam --scheduler.type=constant_with_warmup
+row "train --use_policy_training_preset=false --optimizer.type=adam --scheduler.type=vqbet" train $TINY $D --use_policy_training_preset=false --optimizer.type=adam --scheduler.type=vqbet
+row "train --rename_map='{\"observation.state\": \"action\"}'" train $TINY $D '--rename_map={"observation.state": "action"}'
 row "train --policy.use_peft=true" train $TINY $D --policy.use_peft=true
 row "train --bach_size=3 (typo)" train $TINY $D --bach_size=3
 row "dataset validate DIR --require_video (typo)" dataset validate ds --require_video

@@ -83,7 +83,8 @@ int infer_main(const Args& input) {
                   "--frame");
     DatasetItem item = ds.get_item(index);
     for (auto& [k, v] : item.tensors) observation[k] = v;
-    if (item.tensors.count("action")) recorded = item.tensors.at("action");
+    for (const auto& [k, v] : item.tensors)  // the dataset's action, under its --rename_map name too
+      if (rename_feature_key(k, policy.processors().rename_map) == "action") recorded = v;
     flags["observation"] = flags["dataset.root"] + " frame " + flags["frame"];
   } else {
     observation = load_safetensors(flags["observation"]);

@@ -125,6 +125,13 @@ std::vector<int64_t> LeRobotDataset::absolute_indices() const {
   return out;
 }
 
+std::vector<int64_t> LeRobotDataset::task_indices() const {
+  auto t = columns_.find("task_index");
+  if (t == columns_.end()) return std::vector<int64_t>(static_cast<size_t>(num_frames_), -1);
+  const torch::Tensor c = t->second.data.reshape({-1}).to(torch::kInt64).contiguous();
+  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+
 std::vector<std::string> LeRobotDataset::feature_keys() const {
   std::vector<std::string> out;
   for (const auto& f : meta_.features) out.push_back(f.key);
@@ -238,12 +245,15 @@ DatasetItem LeRobotDataset::get_item(int64_t a) const {
 DeltaIndices resolve_delta_indices(const DatasetMetadata& meta,
                                    const std::optional<std::vector<int64_t>>& obs,
                                    const std::optional<std::vector<int64_t>>& action,
-                                   const std::optional<std::vector<int64_t>>& reward) {
+                                   const std::optional<std::vector<int64_t>>& reward,
+                                   const std::map<std::string, std::string>& rename_map) {
   DeltaIndices out;
   for (const auto& f : meta.features) {
-    if (f.key == "next.reward" && reward) out[f.key] = *reward;
-    else if (f.key == "action" && action) out[f.key] = *action;
-    else if (f.key.rfind("observation.", 0) == 0 && obs) out[f.key] = *obs;
+    auto r = rename_map.find(f.key);
+    const std::string& k = r == rename_map.end() ? f.key : r->second;
+    if (k == "next.reward" && reward) out[f.key] = *reward;
+    else if (k == "action" && action) out[f.key] = *action;
+    else if (k.rfind("observation.", 0) == 0 && obs) out[f.key] = *obs;
   }
   return out;
 }

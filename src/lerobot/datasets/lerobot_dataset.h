@@ -52,6 +52,9 @@ class LeRobotDataset {
   // Absolute (global `index`) frame numbers of the selection, in order.
   std::vector<int64_t> absolute_indices() const;
 
+  // task_index of each frame of the selection, in absolute_indices() order (-1 without the column).
+  std::vector<int64_t> task_indices() const;
+
   std::vector<std::string> feature_keys() const;  // info.json order (all features)
   std::vector<std::string> camera_keys() const { return meta_.camera_keys(); }
   std::vector<std::string> video_keys() const { return meta_.video_keys(); }
@@ -84,10 +87,12 @@ class LeRobotDataset {
 
 // LeRobot's resolve_delta_timestamps in frame units: "action" gets action_delta_indices, every
 // "observation.*" key observation_delta_indices, "next.reward" reward_delta_indices.
+// Keys are the dataset's; which indices a key gets is decided on its --rename_map name (LeRobot 0.6.2).
 DeltaIndices resolve_delta_indices(const DatasetMetadata& meta,
                                    const std::optional<std::vector<int64_t>>& observation_delta_indices,
                                    const std::optional<std::vector<int64_t>>& action_delta_indices,
-                                   const std::optional<std::vector<int64_t>>& reward_delta_indices = {});
+                                   const std::optional<std::vector<int64_t>>& reward_delta_indices = {},
+                                   const std::map<std::string, std::string>& rename_map = {});
 
 // A dataset from --dataset.* flags (root required; episodes / exclude_episodes applied).
 std::shared_ptr<LeRobotDataset> make_dataset(const DatasetConfig& cfg, const DeltaIndices& delta_indices,

@@ -66,6 +66,30 @@ LrLambda cosine_decay_with_warmup_lambda(const CosineDecayWithWarmupSchedulerCon
   };
 }
 
+LrLambda vqbet_lambda(int64_t vqvae, int64_t w, double cycles, int64_t t) {
+  return [vqvae, w, cycles, t](int64_t s) {
+    if (s < vqvae) return 1.0;
+    const int64_t adjusted = s - vqvae;
+    if (adjusted < w) return warmup_factor(adjusted, w);
+    // LeRobot divides by --steps - warm-up (the VQ-VAE phase is not subtracted).
+    const double progress =
+        static_cast<double>(adjusted - w) / static_cast<double>(std::max<int64_t>(1, t - w));
+    return std::max(0.0, 0.5 * (1.0 + std::cos(kPi * cycles * 2.0 * progress)));
+  };
+}
+
+LrLambda constant_with_warmup_lambda(int64_t w) {
+  return [w](int64_t s) { return s < w ? warmup_factor(s, w) : 1.0; };
+}
+
+LrLambda cosine_annealing_with_warmup_lambda(int64_t w, int64_t t) {
+  return [w, t](int64_t s) {
+    if (s < w) return warmup_factor(s, w);
+    const double progress = static_cast<double>(s - w) / static_cast<double>(std::max<int64_t>(1, t - w));
+    return std::max(0.0, 0.5 * (1.0 + std::cos(kPi * progress)));
+  };
+}
+
 Scheduler::Scheduler(torch::optim::Optimizer& optimizer, LrLambda lambda)
     : optimizer_(optimizer), lambda_(std::move(lambda)) {
   for (size_t g = 0; g < optimizer_.param_groups().size(); ++g)
@@ -159,13 +183,27 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig* config,
   if (auto* c = dynamic_cast<const CosineDecayWithWarmupSchedulerConfig*>(config))
     return std::make_unique<Scheduler>(optimizer,
                                        cosine_decay_with_warmup_lambda(*c, num_training_steps));
+  if (auto* v = dynamic_cast<const VQBeTSchedulerConfig*>(config)) {
+    if (!v->num_vqvae_training_steps)
+      throw_usage("the vqbet scheduler needs num_vqvae_training_steps", "--scheduler.num_vqvae_training_steps",
+                  "pass --scheduler.num_vqvae_training_steps=N (steps at the base lr before the warm-up)");
+    return std::make_unique<Scheduler>(optimizer, vqbet_lambda(*v->num_vqvae_training_steps, v->num_warmup_steps,
+                                                               v->num_cycles, num_training_steps));
+  }
+  if (auto* c = dynamic_cast<const ConstantWithWarmupSchedulerConfig*>(config))
+    return std::make_unique<Scheduler>(optimizer, constant_with_warmup_lambda(c->num_warmup_steps));
+  if (auto* c = dynamic_cast<const CosineAnnealingWithWarmupSchedulerConfig*>(config))
+    return std::make_unique<Scheduler>(optimizer,
+                                       cosine_annealing_with_warmup_lambda(c->num_warmup_steps, num_training_steps));
   throw_usage("scheduler type '" + config->type() + "' is not supported", "--scheduler.type",
-              "use diffuser or cosine_decay_with_warmup");
+              "use diffuser, cosine_decay_with_warmup, cosine_annealing_with_warmup, constant_with_warmup or vqbet");
 }
 
 int64_t scheduler_horizon_steps(const SchedulerConfig& config) {
   if (auto* c = dynamic_cast<const CosineDecayWithWarmupSchedulerConfig*>(&config))
     return std::max(c->num_warmup_steps, c->num_decay_steps);
+  if (auto* v = dynamic_cast<const VQBeTSchedulerConfig*>(&config))
+    return v->num_vqvae_training_steps.value_or(0) + v->num_warmup_steps;
   return config.num_warmup_steps;
 }
 

@@ -25,6 +25,14 @@ LrLambda diffusers_lambda(const std::string& name, int64_t num_warmup_steps,
 LrLambda cosine_decay_with_warmup_lambda(const CosineDecayWithWarmupSchedulerConfig& c,
                                          int64_t num_training_steps);
 
+// VQ-BeT's schedule (LeRobot's VQBeTSchedulerConfig).
+LrLambda vqbet_lambda(int64_t num_vqvae_training_steps, int64_t num_warmup_steps, double num_cycles,
+                      int64_t num_training_steps);
+// Linear warm-up then 1 (LeRobot's ConstantWithWarmupSchedulerConfig).
+LrLambda constant_with_warmup_lambda(int64_t num_warmup_steps);
+// Linear warm-up then a half cosine to 0 at num_training_steps (CosineAnnealingWithWarmupSchedulerConfig).
+LrLambda cosine_annealing_with_warmup_lambda(int64_t num_warmup_steps, int64_t num_training_steps);
+
 // Which torch release's LambdaLR attribute set scheduler_state.json is written with.
 // 2.7 (LeRobot's pin): base_lrs, last_epoch, _step_count, _get_lr_called_within_step, _last_lr,
 // lr_lambdas. 2.2-2.6 add "verbose"; 2.9+ adds "_is_initial".

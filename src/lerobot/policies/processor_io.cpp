@@ -8,12 +8,30 @@
 
 namespace lerobot {
 
-Batch PolicyProcessors::preprocess(const Batch& batch) const {
-  Batch renamed;
-  for (const auto& kv : batch) {
-    auto it = rename_map.find(kv.first);
-    renamed[it == rename_map.end() ? kv.first : it->second] = kv.second;
+std::string rename_feature_key(const std::string& key, const std::map<std::string, std::string>& rename_map) {
+  if (auto it = rename_map.find(key); it != rename_map.end()) return it->second;
+  for (const std::string suffix : {"_is_pad", "_padding_mask"}) {
+    if (key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (auto it = rename_map.find(key.substr(0, key.size() - suffix.size())); it != rename_map.end())
+      return it->second + suffix;
   }
+  return key;
+}
+
+Stats rename_stats(const Stats& stats, const std::map<std::string, std::string>& rename_map) {
+  if (rename_map.empty()) return stats;
+  Stats out;
+  for (const auto& [key, s] : stats) {
+    auto it = rename_map.find(key);
+    out[it == rename_map.end() ? key : it->second] = s;
+  }
+  return out;
+}
+
+Batch PolicyProcessors::preprocess(const Batch& batch) const {
+  if (rename_map.empty()) return normalizer.normalize(batch);
+  Batch renamed;
+  for (const auto& kv : batch) renamed[rename_feature_key(kv.first, rename_map)] = kv.second;
   return normalizer.normalize(renamed);
 }
 

@@ -19,7 +19,10 @@ inline constexpr const char* kUnnormalizerStateFile =
     "policy_postprocessor_step_0_unnormalizer_processor.safetensors";
 
 struct PolicyProcessors {
-  std::map<std::string, std::string> rename_map;  // observation key renames (applied first)
+  // --rename_map {dataset key: policy key}, applied first to every key of a batch (observations,
+  // the action, and their "_is_pad"/"_padding_mask" companions), as LeRobot 0.6's rename_batch_keys;
+  // saved as the rename_observations_processor step so eval and infer rename the same keys.
+  std::map<std::string, std::string> rename_map;
   std::string device = "cpu";                     // the preprocessor's device_processor device
   Normalizer normalizer;    // input + output features (preprocessor step 3)
   Normalizer unnormalizer;  // output features (postprocessor step 0)
@@ -29,6 +32,12 @@ struct PolicyProcessors {
   // (…, A) normalized action -> robot units.
   torch::Tensor postprocess_action(const torch::Tensor& action) const;
 };
+
+// LeRobot's _rename_key_with_metadata: `key` renamed by the map, or "<base>_is_pad" /
+// "<base>_padding_mask" of a renamed base; other keys unchanged.
+std::string rename_feature_key(const std::string& key, const std::map<std::string, std::string>& rename_map);
+// LeRobot's rename_stats: the top-level keys renamed.
+Stats rename_stats(const Stats& stats, const std::map<std::string, std::string>& rename_map);
 
 // LeRobot's make_default_pre_post_processors: features = input (dataset order) + output features,
 // norm_map = config.normalization_mapping(), stats = the dataset stats (whole dict; apply

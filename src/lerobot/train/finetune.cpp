@@ -49,10 +49,7 @@ void check_architecture(const PolicyConfig& run, PolicyConfig& checkpoint, const
 void check_features(const PolicyConfig& run, const PolicyConfig& checkpoint, const DatasetMetadata& meta,
                     const std::map<std::string, std::string>& rename_map, const fs::path& dir) {
   std::map<std::string, PolicyFeature> have;
-  for (const auto& [key, f] : dataset_to_policy_features(meta)) {
-    auto r = rename_map.find(key);
-    have[r == rename_map.end() ? key : r->second] = f;
-  }
+  for (const auto& [key, f] : dataset_to_policy_features(meta, rename_map)) have[key] = f;
   const std::string info = (meta.root / "meta/info.json").string();
   for (const auto& [key, f] : run.input_features) {
     auto it = have.find(key);

@@ -6,9 +6,12 @@
 
 namespace lerobot {
 
-std::vector<std::pair<std::string, PolicyFeature>> dataset_to_policy_features(const DatasetMetadata& meta) {
+std::vector<std::pair<std::string, PolicyFeature>> dataset_to_policy_features(
+    const DatasetMetadata& meta, const std::map<std::string, std::string>& rename_map) {
   std::vector<std::pair<std::string, PolicyFeature>> out;
-  for (const auto& f : meta.features) {
+  for (const auto& spec : meta.features) {
+    FeatureSpec f = spec;
+    if (auto r = rename_map.find(f.key); r != rename_map.end()) f.key = r->second;
     PolicyFeature pf;
     if (f.is_camera()) {
       if (f.shape.size() != 3)
@@ -39,8 +42,25 @@ std::vector<std::pair<std::string, PolicyFeature>> dataset_to_policy_features(co
   return out;
 }
 
-void fill_policy_features(PolicyConfig& config, const DatasetMetadata& meta) {
-  const auto features = dataset_to_policy_features(meta);
+void fill_policy_features(PolicyConfig& config, const DatasetMetadata& meta,
+                          const std::map<std::string, std::string>& rename_map) {
+  const auto features = dataset_to_policy_features(meta, rename_map);
+  bool has_action = false;
+  for (const auto& [key, f] : features) has_action = has_action || key == "action";
+  if (!has_action) {
+    std::string keys;
+    for (const auto& f : meta.features)
+      if (!is_default_feature(f.key)) keys += (keys.empty() ? "'" : ", '") + f.key + "'";
+    std::string current;
+    for (const auto& [k, v] : rename_map) current += (current.empty() ? "" : ", ") + ("\"" + k + "\": \"" + v + "\"");
+    const std::string suggestion = suggested_rename_map(meta);
+    throw_data("the dataset has no 'action' feature" +
+                   std::string(rename_map.empty() ? "" : " after --rename_map={" + current + "}") +
+                   " (its features: " + keys + ")",
+               (meta.root / "meta/info.json").string(),
+               suggestion.empty() ? "a training dataset needs an 'action' feature (the policy's output)"
+                                  : "map the dataset's keys onto LeRobot's names: " + suggestion);
+  }
   config.output_features.clear();
   for (const auto& [key, f] : features)
     if (f.type == "ACTION") config.output_features[key] = f;
@@ -52,9 +72,36 @@ void fill_policy_features(PolicyConfig& config, const DatasetMetadata& meta) {
       config.input_feature_order.push_back(key);
     }
   }
-  if (config.output_features.empty())
-    throw_data("the dataset has no action feature", (meta.root / "meta/info.json").string(),
-               "a training dataset needs an 'action' feature");
+}
+
+std::string suggested_rename_map(const DatasetMetadata& meta) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  bool action_taken = false, state_taken = false;
+  for (const auto& f : meta.features) {
+    if (is_default_feature(f.key) || f.key == "action" || starts_with(f.key, "observation.")) {
+      action_taken = action_taken || f.key == "action";
+      state_taken = state_taken || f.key == "observation.state";
+    }
+  }
+  for (const auto& f : meta.features) {
+    const std::string& k = f.key;
+    if (is_default_feature(k) || k == "action" || starts_with(k, "observation.") || f.is_string()) continue;
+    if (f.is_camera()) {
+      pairs.emplace_back(k, "observation.images." + k);
+    } else if (!action_taken && (starts_with(k, "action") || k == "act")) {
+      pairs.emplace_back(k, "action");
+      action_taken = true;
+    } else if (!state_taken && (k == "state" || k == "states" || k == "qpos" || k == "proprio" ||
+                                k.find("state") != std::string::npos)) {
+      pairs.emplace_back(k, "observation.state");
+      state_taken = true;
+    }
+  }
+  if (pairs.empty()) return "";
+  std::string out = "--rename_map='{";
+  for (size_t i = 0; i < pairs.size(); ++i)
+    out += (i ? ", " : "") + ("\"" + pairs[i].first + "\": \"" + pairs[i].second + "\"");
+  return out + "}'";
 }
 
 }  // namespace lerobot

@@ -78,11 +78,17 @@ void TrainPipelineConfig::validate() const {
   if (env_eval_freq < 0) throw_usage("env_eval_freq must be >= 0 (0: no evaluation)", "env_eval_freq");
   if (eval_steps < 0) throw_usage("eval_steps must be >= 0", "eval_steps");
   if (prefetch_factor < 1) throw_usage("prefetch_factor must be >= 1", "prefetch_factor");
+  if (!(dataset.eval_split >= 0.0 && dataset.eval_split < 1.0))
+    throw_usage("eval_split must be in [0.0, 1.0), got " + std::to_string(dataset.eval_split), "dataset.eval_split",
+                "pass the fraction of each task's episodes to hold out, e.g. --dataset.eval_split=0.1");
+  if (eval_steps > 0 && dataset.eval_split == 0.0)
+    throw_usage("eval_steps > 0 requires dataset.eval_split > 0.0 to hold out eval data", "eval_steps",
+                "add --dataset.eval_split=0.1 (the last 10% of each task's episodes, at least one, are held out), "
+                "or drop --eval_steps");
+  if (max_eval_samples < 0)
+    throw_usage("max_eval_samples must be >= 0 (0: every held-out frame), got " + std::to_string(max_eval_samples),
+                "max_eval_samples");
   // LeRobot features lerobot.cpp does not have yet: refused rather than silently ignored.
-  if (dataset.eval_split > 0.0 || eval_steps > 0)
-    throw_usage("the held-out eval loss is not implemented in lerobot.cpp",
-                dataset.eval_split > 0.0 ? "dataset.eval_split" : "eval_steps",
-                "drop --dataset.eval_split/--eval_steps; evaluate in a simulator with --env.type and --env_eval_freq");
   if (policy && policy->use_peft)
     throw_usage("parameter-efficient fine-tuning (PEFT) is not implemented in lerobot.cpp", "policy.use_peft",
                 "drop --policy.use_peft: --policy.path fine-tunes every weight");
@@ -142,6 +148,7 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   if (const char* env = std::getenv("ACCELERATE_MIXED_PRECISION"); env && !has_mp && *env)
     flags.push_back({"accelerator.mixed_precision", env});
 
+  for (const auto& f : flags) cfg.given_flags.push_back(f.key);
   apply_flags(cfg, std::move(flags));
   if (cfg.resume && !cfg.checkpoint_path)
     throw_usage("--resume=true needs the checkpoint to continue", "--config_path",

@@ -145,6 +145,8 @@ struct TrainPipelineConfig : Config {
 
   // Not a config field: the --config_path given on the command line (the checkpoint to resume).
   std::optional<std::string> checkpoint_path;
+  // Not a config field: the keys of the command-line flags (the accepted-but-unused ones are logged).
+  std::vector<std::string> given_flags;
 
   void visit(FieldVisitor& v) override;
   void validate() const override;

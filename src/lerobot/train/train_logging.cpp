@@ -142,6 +142,23 @@ void TrainLogger::evaluate(int64_t step) {
   s_.group->barrier();
 }
 
+void TrainLogger::heldout(int64_t step) {
+  const HeldOutLoss r =
+      compute_heldout_loss(*s_.policy, s_.processors, *s_.heldout, s_.cfg.batch_size, s_.device,
+                           s_.cfg.accelerator.mixed_precision, s_.world_size() > 1 ? s_.group.get() : nullptr);
+  if (!s_.is_main()) return;
+  if (progress_) progress_->clear();
+  std::ostringstream line;
+  line << "step " << step << ": eval_loss=" << std::fixed << std::setprecision(4) << r.loss << " (" << r.samples
+       << " held-out frames in " << r.batches << " batches)";
+  LOG_INFO << line.str();
+  jsonl_->write(Json{{"step", step}, {"split", "eval"}, {"eval_loss", r.loss}, {"eval_samples", r.samples},
+                     {"eval_batches", r.batches}});
+  tensorboard_->add_scalar("eval/eval_loss", r.loss, step);  // LeRobot logs it with mode="eval"
+  tensorboard_->flush();
+  if (progress_) progress_->draw();
+}
+
 void TrainLogger::finish(int64_t step) {
   read_sums();  // the steps after the last log line (their skipped count)
   if (!s_.is_main()) return;

@@ -1,6 +1,6 @@
 // Everything the training loop reports: the start banner, per-step meters, the periodic log line
 // (reduced across ranks, printed by rank 0 to the console, JSONL and TensorBoard), the progress
-// bar, warnings (input-bound, schedule horizon), and in-training evaluation.
+// bar, warnings (input-bound, schedule horizon), in-training evaluation and the held-out loss.
 #pragma once
 
 #include <memory>
@@ -27,6 +27,7 @@ class TrainLogger {
   void record(const UpdateResult& u, double data_s, double prep_s, double step_s);
   void log(int64_t step);       // collective (reduces the meters across ranks)
   void evaluate(int64_t step);  // rank 0 runs the rollouts; all ranks meet after
+  void heldout(int64_t step);   // collective: the held-out eval loss (--eval_steps), logged by rank 0
   void finish(int64_t step);
 
  private:

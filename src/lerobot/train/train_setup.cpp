@@ -14,10 +14,12 @@
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/train/checkpoint.h"
+#include "lerobot/train/eval_split.h"
 #include "lerobot/train/finetune.h"
 #include "lerobot/train/policy_features.h"
 #include "lerobot/train/rng_state.h"
 #include "lerobot/train/train_checks.h"
+#include "lerobot/train/unused_flags.h"
 #include "lerobot/train/train_checkpoint.h"
 
 namespace lerobot {
@@ -36,6 +38,25 @@ std::vector<ParamGroup> to_param_groups(const std::vector<PolicyParamGroup>& gro
   std::vector<ParamGroup> out;
   for (const auto& g : groups) out.push_back(ParamGroup{g.params, g.names, g.lr});
   return out;
+}
+
+// --rename_map {dataset key: policy key}: two keys onto one name would overwrite a feature; a key
+// the dataset lacks is kept (the map also renames environment observations in eval) but said.
+void check_rename_map(const std::map<std::string, std::string>& rename_map, const DatasetMetadata& meta, bool main) {
+  std::map<std::string, std::string> target_of;
+  for (const auto& [from, to] : rename_map) {
+    if (to.empty()) throw_usage("--rename_map maps '" + from + "' to an empty name", "--rename_map");
+    if (auto it = target_of.find(to); it != target_of.end())
+      throw_usage("--rename_map maps both '" + it->second + "' and '" + from + "' to '" + to + "'", "--rename_map",
+                  "map each dataset key to its own policy key");
+    target_of[to] = from;
+    if (main && !meta.find_feature(from))
+      LOG_WARNING << "--rename_map: the dataset " << meta.root.string() << " has no feature '" << from
+                  << "' (kept for environment observations)";
+    if (meta.find_feature(to) && !rename_map.count(to))
+      throw_usage("--rename_map renames '" + from + "' to '" + to + "', which the dataset already has", "--rename_map",
+                  "rename that one too, or pick another name");
+  }
 }
 
 std::string default_job_name(const TrainPipelineConfig& cfg) {
@@ -91,15 +112,42 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   s->group->barrier();  // every rank checked before rank 0 creates it
   if (s->is_main()) create_output_dir(s->output_dir);
 
+  if (const std::string unused = unused_flags_message(cfg.given_flags); !unused.empty() && s->is_main())
+    LOG_INFO << unused;
+
   s->seed = cfg.seed.value_or(0);
   set_seed(s->seed);
 
   // Dataset (delta indices from the policy) and policy features.
-  const DeltaIndices deltas = resolve_delta_indices(load_dataset_metadata(*cfg.dataset.root),
-                                                    cfg.policy->observation_delta_indices(),
-                                                    cfg.policy->action_delta_indices());
-  s->dataset = make_dataset(cfg.dataset, deltas, cfg.tolerance_s);
-  fill_policy_features(*cfg.policy, s->dataset->meta());
+  const DatasetMetadata meta = load_dataset_metadata(*cfg.dataset.root);
+  check_rename_map(cfg.rename_map, meta, s->is_main());
+  const DeltaIndices deltas = resolve_delta_indices(meta, cfg.policy->observation_delta_indices(),
+                                                    cfg.policy->action_delta_indices(), {}, cfg.rename_map);
+  DatasetConfig train_data = cfg.dataset;
+  std::optional<EpisodeSplit> split;
+  if (cfg.dataset.eval_split > 0.0) {  // LeRobot's make_train_eval_datasets: held-out episodes per task
+    split = split_episodes(meta, selected_episodes(meta, cfg.dataset.episodes, cfg.dataset.exclude_episodes),
+                           cfg.dataset.eval_split);
+    train_data.episodes = split->train;
+    train_data.exclude_episodes.reset();
+  }
+  s->dataset = make_dataset(train_data, deltas, cfg.tolerance_s);
+  if (split) {
+    DatasetConfig eval_data = cfg.dataset;
+    eval_data.episodes = split->eval;
+    eval_data.exclude_episodes.reset();
+    HeldOutSet h;
+    h.dataset = make_dataset(eval_data, deltas, cfg.tolerance_s);
+    h.frames = cap_eval_frames(h.dataset->absolute_indices(), h.dataset->task_indices(), cfg.max_eval_samples);
+    if (s->is_main())
+      LOG_INFO << "Train/eval split: " << split->train.size() << " train, " << split->eval.size()
+               << " eval episodes (eval_split=" << cfg.dataset.eval_split << ", " << split->num_tasks << " tasks); "
+               << h.frames.size() << " held-out frames evaluated"
+               << (cfg.eval_steps > 0 ? " every " + std::to_string(cfg.eval_steps) + " steps"
+                                      : " never (--eval_steps=0: the episodes are only left out of training)");
+    s->heldout = std::move(h);
+  }
+  fill_policy_features(*cfg.policy, s->dataset->meta(), cfg.rename_map);
   cfg.batch_size = fit_batch_size(
       cfg.batch_size,
       EpisodeAwareSampler(s->dataset->episode_ranges(), 0, cfg.policy->drop_n_last_frames(), false).size(),
@@ -118,8 +166,12 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
       opts.device = s->device;
       s->policy = make_policy(*cfg.policy, opts);
     }
-    Stats stats = s->dataset->meta().stats;
-    if (cfg.dataset.use_imagenet_stats) apply_imagenet_stats(stats, s->dataset->camera_keys());
+    Stats stats = rename_stats(s->dataset->meta().stats, cfg.rename_map);  // LeRobot 0.6.2: stats under the policy's keys
+    if (cfg.dataset.use_imagenet_stats) {
+      std::vector<std::string> cameras;
+      for (const auto& k : s->dataset->camera_keys()) cameras.push_back(rename_feature_key(k, cfg.rename_map));
+      apply_imagenet_stats(stats, cameras);
+    }
     s->processors = make_policy_processors(*cfg.policy, stats, s->device.str());
   }
   check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / kNormalizerStateFile

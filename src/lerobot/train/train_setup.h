@@ -20,6 +20,7 @@
 #include "lerobot/optim/scheduler.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/processor_io.h"
+#include "lerobot/train/heldout_loss.h"
 #include "lerobot/train/train_config.h"
 
 namespace lerobot {
@@ -33,6 +34,7 @@ struct TrainSetup {
 
   std::shared_ptr<LeRobotDataset> dataset;
   std::unique_ptr<DataLoader> loader;
+  std::optional<HeldOutSet> heldout;  // --dataset.eval_split > 0: the held-out episodes (training uses the rest)
   PolicyPtr policy;
   PolicyProcessors processors;
   std::unique_ptr<torch::optim::Optimizer> optimizer;

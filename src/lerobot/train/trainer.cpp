@@ -1,6 +1,6 @@
 // The training loop. One iteration: next batch -> prepare -> update (forward, backward with
 // gradient all-reduce overlapped, clip, optimizer and scheduler step) -> metrics -> log ->
-// checkpoint -> evaluation. Building the pieces is in train_setup.cpp, one update in
+// held-out loss -> checkpoint -> evaluation. Building the pieces is in train_setup.cpp, one update in
 // update_step.cpp, checkpoint contents in train_checkpoint.cpp.
 #include "lerobot/train/trainer.h"
 
@@ -44,6 +44,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
       update.check_nonfinite(step);  // non-finite steps skipped on the device, counted there
       logger.log(step);              // collective
     }
+    if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) logger.heldout(step);  // collective
     const bool save = s.cfg.save_checkpoint &&
                       ((s.cfg.save_freq > 0 && step % s.cfg.save_freq == 0) || step == s.cfg.steps);
     if (save) save_train_checkpoint(s, step);                              // collective

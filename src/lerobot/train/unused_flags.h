@@ -1,0 +1,23 @@
+// The `lerobot-cpp train` flags that are accepted so LeRobot's command lines and train_config.json
+// files run unchanged, but that nothing in lerobot.cpp reads: each with the reason. The flag-walk
+// test (tests/train/test_flag_walk.cpp) fails on a listed flag that is not a real one, and on a
+// real flag that is neither read by the code nor listed here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lerobot {
+
+struct UnusedFlag {
+  const char* key;     // dotted flag key without "--", e.g. "persistent_workers"
+  const char* reason;  // why it has no effect here
+};
+
+const std::vector<UnusedFlag>& accepted_unused_train_flags();
+
+// The line logged once at the start of a run for the listed flags among `given_keys` (the flags of
+// the command line); empty when none was given.
+std::string unused_flags_message(const std::vector<std::string>& given_keys);
+
+}  // namespace lerobot
