@@ -59,7 +59,7 @@ void run_adam_case(const std::string& type, double wd, bool decoupled) {
   cfg->weight_decay = wd;
   auto p = param({1.0f, -2.0f, 0.5f});
   auto opt = make_optimizer(*cfg, {ParamGroup{{p}, {"w"}, std::nullopt}});
-  RefAdam ref{0.1, 0.8, 0.9, 1e-3, wd, decoupled};
+  RefAdam ref{0.1, 0.8, 0.9, 1e-3, wd, decoupled, {}, {}};
   std::vector<double> rp = {1.0, -2.0, 0.5};
   const std::vector<std::vector<float>> grads = {{0.5f, -1.0f, 2.0f}, {0.25f, 0.5f, -1.0f}, {1.0f, 1.0f, 1.0f}};
   for (const auto& g : grads) {

@@ -112,7 +112,8 @@ std::set<std::string> declaring_stems(const std::string& name) {
 std::string read_at(const std::string& name) {
   const std::regex member("(\\.|->)\\s*" + name + "\\b");
   const std::regex bare("\\b" + name + "\\b");
-  const std::regex decl("^\\s*(const\\s+)?[\\w:]+(<.*>)?\\s+" + name + "\\s*(=.*|\\{.*\\})?;\\s*$");
+  // A member or local declaration (`int64_t name = 3;`), but not `return name;`.
+  const std::regex decl("^\\s*(const\\s+)?(?!return\\b)[\\w:]+(<.*>)?\\s+" + name + "\\s*(=.*|\\{.*\\})?;\\s*$");
   const std::regex assign("\\b" + name + "\\s*=[^=]");
   const std::set<std::string> own = declaring_stems(name);
   for (const auto& l : code_lines()) {

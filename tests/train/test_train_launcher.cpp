@@ -12,15 +12,7 @@ using namespace lerobot::testing;
 
 const fs::path kLauncher = fs::path(LEROBOT_CLI).parent_path() / "lerobot-cpp-train";
 
-int run(const std::string& command, std::string* output) {
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command, std::string* output) { return run_shell(command, output); }
 
 fs::path final_weights(const fs::path& out) { return out / "checkpoints" / "last" / "pretrained_model" / "model.safetensors"; }
 

@@ -54,7 +54,11 @@ std::string join_args(const std::vector<std::string>& args) {
 }
 
 int run_cli(const std::string& args, std::string* output) {
-  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
+  return run_shell(std::string(LEROBOT_CLI) + " " + args, output);
+}
+
+int run_shell(const std::string& command, std::string* output) {
+  const std::string cmd = command + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (p == nullptr) return -1;
   char buf[4096];

@@ -20,6 +20,8 @@ std::string join_args(const std::vector<std::string>& args);  // " a b c"
 
 // Runs `lerobot-cpp ARGS` (stdout+stderr into *output) and returns its exit code.
 int run_cli(const std::string& args, std::string* output);
+// Runs a shell command line the same way (stdout+stderr into *output); its exit code.
+int run_shell(const std::string& command, std::string* output);
 
 // A copy of reach2d_dataset() at train_scratch()/name, to damage.
 fs::path copy_dataset(const std::string& name);

@@ -15,7 +15,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"policy.private", "nothing is uploaded (--policy.push_to_hub=true is refused)"},
       {"policy.license", "nothing is uploaded (--policy.push_to_hub=true is refused)"},
       {"policy.pretrained_revision", "a Hub policy is taken at its main revision; this one is not applied yet"},
-      {"policy.crop_shape", "Diffusion's image crop is not implemented yet: images keep their size"},
       {"policy.gradient_checkpointing", "no activation checkpointing in the LibTorch port"},
       {"policy.compile_model", "no torch.compile in LibTorch"},
       {"policy.compile_mode", "no torch.compile in LibTorch"},
