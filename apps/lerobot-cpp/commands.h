@@ -25,5 +25,9 @@ std::map<std::string, std::string> take_named_flags(Args& args, const std::set<s
 // --policy.path / --policy.pretrained_path given as a Hub id (org/name, not a local path) are
 // replaced by the downloaded snapshot folder (hub_flags.cpp).
 void resolve_hub_policy_flags(Args& args);
+// --resume=true --config_path=org/name (a Hub repo with checkpoints/<step>/): the latest checkpoint
+// downloaded into --output_dir (default outputs/train/<date>/<time>_resume), and the flags
+// rewritten to resume from it, as LeRobot 0.6's resolve_resume_checkpoint.
+void resolve_hub_resume_flags(Args& args);
 
 }  // namespace lerobot::app

@@ -121,6 +121,7 @@ int train_main(const Args& input) {
   Args args = input;
   const LauncherFlags lf = take_launcher_flags(args);
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
+  resolve_hub_resume_flags(args);  // --resume=true --config_path=org/name: its latest checkpoint
   const bool demo = !has_flag_prefix(args, "--dataset") && !has_flag_prefix(args, "--config_path") &&
                     !has_flag_prefix(args, "--policy.path") && !has_flag_prefix(args, "--resume=true");
   if (demo) {

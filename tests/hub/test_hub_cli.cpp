@@ -5,58 +5,17 @@
 
 #include <cstdlib>
 
-#include <sys/wait.h>
-
-#include <cstdio>
-
+#include "hub_cli_helpers.h"
 #include "hub_test_helpers.h"
 #include "lerobot/common/strings.h"
 
 namespace lerobot::hub {
 namespace {
 
+using hub::testing::HubEnvironment;
+using hub::testing::kTinyAct;
+using hub::testing::run_cli;
 using hub::testing::TempDir;
-
-// Runs `lerobot-cpp ARGS` (stdout+stderr into *output) and returns its exit code.
-int run_cli(const std::string& args, std::string* output) {
-  output->clear();
-  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// A tiny ACT (the flags of tests/train's tiny run).
-const char* kTinyAct =
-    " --policy.type=act --policy.dim_model=32 --policy.n_heads=2 --policy.dim_feedforward=64"
-    " --policy.n_encoder_layers=1 --policy.n_vae_encoder_layers=1 --policy.chunk_size=5 --policy.n_action_steps=5"
-    " --policy.pretrained_backbone_weights=null --batch_size=4 --steps=1 --log_freq=1 --num_workers=0 --seed=7";
-
-// Sets the Hub variables for the child processes and restores the old ones.
-class HubEnvironment {
- public:
-  HubEnvironment(const std::string& endpoint, const fs::path& home) {
-    for (const char* n : kNames) {
-      if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
-      ::unsetenv(n);
-    }
-    ::setenv("HF_ENDPOINT", endpoint.c_str(), 1);
-    ::setenv("HF_HOME", home.c_str(), 1);
-  }
-  ~HubEnvironment() {
-    for (const char* n : kNames) ::unsetenv(n);
-    for (const auto& [k, v] : saved_) ::setenv(k.c_str(), v.c_str(), 1);
-  }
-
- private:
-  static constexpr const char* kNames[] = {"HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE", "HF_LEROBOT_HOME", "HF_TOKEN",
-                                           "HF_HUB_OFFLINE", "HUGGINGFACE_HUB_CACHE", "HF_TOKEN_PATH"};
-  std::vector<std::pair<std::string, std::string>> saved_;
-};
 
 TEST(HubTrain, DatasetAndPolicyByHubIdThenOffline) {
   TempDir tmp;

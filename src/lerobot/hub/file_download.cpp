@@ -11,6 +11,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/strings.h"
+#include "lerobot/hub/blob_fetch.h"
 #include "lerobot/hub/hashing.h"
 #include "lerobot/hub/hub_client.h"
 #include "lerobot/hub/hub_errors.h"
@@ -24,26 +25,6 @@ bool is_hex(const std::string& s, size_t n) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
 }
-
-// An exclusive flock on the lock file huggingface_hub's FileLock also uses (fcntl.flock on Unix),
-// so two processes (our ranks, or Python next to us) never write the same blob at once.
-class BlobLock {
- public:
-  explicit BlobLock(const fs::path& path) {
-    fs::create_directories(path.parent_path());
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
-    if (fd_ < 0) throw_runtime("cannot open the download lock file", path.string(), "check that the cache folder is writable");
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
-  }
-  ~BlobLock() {
-    ::flock(fd_, LOCK_UN);
-    ::close(fd_);
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // A line every few seconds while a file larger than 1 MB downloads.
 class ProgressLine {
@@ -84,12 +65,23 @@ uint64_t file_size_or_zero(const fs::path& p) {
 
 }  // namespace
 
-// Fetches the blob into blobs/<etag>.incomplete and moves it to blobs/<etag> once it is whole and
-// its hash is the etag. The caller holds the blob's lock.
-static void fetch_blob(const HubClient& client, const RepoCache& cache, const FileMetadata& m,
-                       const RequestContext& ctx) {
-  const fs::path part = cache.incomplete(m.etag);
-  const fs::path blob = cache.blob(m.etag);
+bool is_sha256_hex(const std::string& s) { return is_hex(s, 64); }
+
+DownloadLock::DownloadLock(const fs::path& path) {
+  fs::create_directories(path.parent_path());
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+  if (fd_ < 0) throw_runtime("cannot open the download lock file", path.string(), "check that the folder is writable");
+  while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+DownloadLock::~DownloadLock() {
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
+}
+
+void fetch_checked(const HubClient& client, const fs::path& part, const fs::path& blob, const FileMetadata& m,
+                   const RequestContext& ctx, const fs::path& where) {
   fs::create_directories(part.parent_path());
   const auto& opt = client.options();
   double wait = opt.backoff_initial_s;
@@ -168,8 +160,8 @@ static void fetch_blob(const HubClient& client, const RepoCache& cache, const Fi
     fs::remove(part, ec);
     std::string what = got != m.size ? std::to_string(got) + " bytes arrived, the Hub announced " + std::to_string(m.size)
                                      : "its " + kind + " is " + actual + ", the Hub announced " + m.etag;
-    throw_runtime("the download of " + describe(ctx) + " is damaged: " + what + " (it was discarded, nothing entered the cache)",
-                  cache.storage().string(), "run the command again; if it happens again, the server or a proxy alters the file");
+    throw_runtime("the download of " + describe(ctx) + " is damaged: " + what + " (it was discarded, nothing was kept)",
+                  where.string(), "run the command again; if it happens again, the server or a proxy alters the file");
   }
   fs::rename(part, blob);
 }
@@ -197,8 +189,9 @@ fs::path HubClient::download_file(const fs::path& cache_dir, RepoType type, cons
   fs::path pointer = cache.pointer(m.commit, filename);
   if (fs::exists(pointer, ec)) return pointer;
   if (!fs::exists(cache.blob(m.etag), ec)) {
-    BlobLock lock(cache.lock(m.etag));
-    if (!fs::exists(cache.blob(m.etag), ec)) fetch_blob(*this, cache, m, ctx);
+    DownloadLock lock(cache.lock(m.etag));
+    if (!fs::exists(cache.blob(m.etag), ec))
+      fetch_checked(*this, cache.incomplete(m.etag), cache.blob(m.etag), m, ctx, cache.storage());
   }
   cache.link_pointer(m.commit, filename, m.etag);
   return pointer;

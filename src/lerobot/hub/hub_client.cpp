@@ -180,6 +180,11 @@ Snapshot HubClient::snapshot(const fs::path& cache_dir, RepoType type, const std
 
 void HubClient::download_files(const fs::path& cache_dir, RepoType type, const std::string& repo_id,
                                const std::string& commit, const std::vector<std::string>& files) const {
+  for_each_parallel(files, [&](const std::string& f) { download_file(cache_dir, type, repo_id, commit, f); });
+}
+
+void HubClient::for_each_parallel(const std::vector<std::string>& files,
+                                  const std::function<void(const std::string&)>& fetch) const {
   std::atomic<size_t> next{0};
   std::mutex error_mutex;
   std::exception_ptr first_error;
@@ -190,7 +195,7 @@ void HubClient::download_files(const fs::path& cache_dir, RepoType type, const s
         if (first_error) return;
       }
       try {
-        download_file(cache_dir, type, repo_id, commit, files[i]);
+        fetch(files[i]);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!first_error) first_error = std::current_exception();

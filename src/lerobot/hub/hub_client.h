@@ -77,6 +77,22 @@ class HubClient {
   void download_files(const fs::path& cache_dir, RepoType type, const std::string& repo_id,
                       const std::string& commit, const std::vector<std::string>& files) const;
 
+  // hf_hub_download(local_dir=...): the file at local_dir/<filename> itself (no cache, no links),
+  // with huggingface_hub's bookkeeping in local_dir/.cache/huggingface/download/<filename>.metadata
+  // (commit, etag, time). A file whose metadata names the commit (or, after a HEAD, the etag)
+  // is not downloaded again; offline, a file that is there is used as it is.
+  fs::path download_to_local_dir(const fs::path& local_dir, RepoType type, const std::string& repo_id,
+                                 const std::string& revision, const std::string& filename) const;
+
+  // snapshot_download(local_dir=...): every repo file that `wanted` accepts, under local_dir.
+  Snapshot snapshot_to_local_dir(const fs::path& local_dir, RepoType type, const std::string& repo_id,
+                                 const std::string& revision,
+                                 const std::function<bool(const std::string&)>& wanted) const;
+
+  // Downloads `files` of the commit into local_dir, `options().parallel` at a time.
+  void download_files_to_local_dir(const fs::path& local_dir, RepoType type, const std::string& repo_id,
+                                   const std::string& commit, const std::vector<std::string>& files) const;
+
   // "<endpoint>/datasets/<id>" or "<endpoint>/<id>": where a user sees the repo.
   std::string repo_url(RepoType type, const std::string& repo_id) const;
 
@@ -84,6 +100,9 @@ class HubClient {
   std::string get_json_text(const std::string& url, RepoType type, const std::string& repo_id,
                             const std::string& revision) const;
   std::vector<std::string> auth_headers(const std::string& url) const;
+  // Runs fetch(file) for every file, options().parallel at a time; the first error is rethrown.
+  void for_each_parallel(const std::vector<std::string>& files,
+                         const std::function<void(const std::string&)>& fetch) const;
   HubEnv env_;
   HubClientOptions options_;
 };

@@ -1,6 +1,8 @@
 // ResNet backbone shared by ACT and Diffusion (see resnet_backbone.h).
 #include "lerobot/policies/resnet_backbone.h"
 
+#include <cctype>
+
 #include <filesystem>
 #include <vector>
 
@@ -148,6 +150,27 @@ void ResNetBackboneImpl::load_torchvision_weights(const std::string& path) {
   }
 }
 
+namespace {
+
+BackboneWeightsResolver& backbone_weights_resolver() {
+  static BackboneWeightsResolver resolver;
+  return resolver;
+}
+
+}  // namespace
+
+void set_backbone_weights_resolver(BackboneWeightsResolver resolver) {
+  backbone_weights_resolver() = std::move(resolver);
+}
+
+std::string torchvision_weights_arch(const std::string& name) {
+  const auto pos = name.find("_Weights.");
+  if (pos == std::string::npos || pos == 0 || pos + 9 >= name.size()) return "";
+  std::string arch = name.substr(0, pos);
+  for (char& c : arch) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return arch;
+}
+
 void load_backbone_weights_option(ResNetBackboneImpl& backbone, const std::optional<std::string>& weights,
                                   const std::string& flag) {
   if (!weights) return;  // random init, as LeRobot with weights=None
@@ -158,13 +181,26 @@ void load_backbone_weights_option(ResNetBackboneImpl& backbone, const std::optio
       throw_usage("pretrained_backbone_weights file does not exist: " + value, flag,
                   "pass a local safetensors file with torchvision resnet keys, or null for random init");
     backbone.load_torchvision_weights(value);
-    LOG_INFO << "loaded backbone weights from " << value;
+    LOG_INFO << "backbone weights: loaded " << value;
     return;
   }
-  LOG_WARNING << "pretrained_backbone_weights=" << value
-              << " names torchvision weights that cannot be downloaded here; the backbone starts from "
-                 "random init. To use them, save torchvision's resnet18 state_dict to a safetensors file "
-                 "and pass --" << flag << "=/path/to/resnet18.safetensors";
+  const std::string arch = torchvision_weights_arch(value);
+  if (arch.empty())
+    throw_usage("pretrained_backbone_weights '" + value + "' is neither a torchvision weights name nor a file", flag,
+                "pass e.g. ResNet18_Weights.IMAGENET1K_V1, a local .safetensors file with torchvision resnet keys, or "
+                "null for random init");
+  if (arch != backbone.options().name)
+    throw_usage("pretrained_backbone_weights '" + value + "' are " + arch + " weights, but the vision backbone is " +
+                    backbone.options().name,
+                flag, "pass the weights of " + backbone.options().name + " (e.g. " +
+                          std::string(1, char(std::toupper(static_cast<unsigned char>(backbone.options().name[0])))) +
+                          backbone.options().name.substr(1) + "_Weights.IMAGENET1K_V1), or null");
+  if (!backbone_weights_resolver())
+    throw_usage("pretrained_backbone_weights '" + value + "' names published weights, and this program does not fetch them",
+                flag, "pass a local .safetensors file with torchvision resnet keys, or null for random init");
+  const std::string path = backbone_weights_resolver()(value, flag);
+  backbone.load_torchvision_weights(path);
+  LOG_INFO << "backbone weights: " << value << " loaded from " << path;
 }
 
 }  // namespace lerobot

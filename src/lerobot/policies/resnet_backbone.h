@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -59,6 +60,7 @@ class ResNetBackboneImpl : public torch::nn::Module {
   // x (B, 3, H, W) -> layer4 feature map (B, 512, ceil(H/32), ceil(W/32)).
   torch::Tensor forward(const torch::Tensor& x);
   int64_t out_channels() const { return 512; }
+  const ResNetOptions& options() const { return options_; }
 
   // Loads torchvision ResNet weights from a safetensors file (torchvision keys conv1.weight, bn1.*,
   // layer*, whatever this module's naming; fc.* is ignored, num_batches_tracked is taken when this
@@ -74,10 +76,23 @@ class ResNetBackboneImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ResNetBackbone);
 
+// Turns a torchvision weights name ("ResNet18_Weights.IMAGENET1K_V1") into a local safetensors file
+// with torchvision's tensor names (the Hub client fetches it; policies/ never touches the network).
+// `flag` names the config field for its errors.
+using BackboneWeightsResolver = std::function<std::string(const std::string& name, const std::string& flag)>;
+
+// Installed by the programs that may fetch weights (train); none by default.
+void set_backbone_weights_resolver(BackboneWeightsResolver resolver);
+
+// The torchvision model a weights name is for: "ResNet18_Weights.IMAGENET1K_V1" -> "resnet18";
+// "" when `name` is not of that form.
+std::string torchvision_weights_arch(const std::string& name);
+
 // LeRobot's pretrained_backbone_weights for a backbone: nullopt = random init; a local
-// safetensors file (a path) is loaded; a torchvision enum name ("ResNet18_Weights.IMAGENET1K_V1")
-// cannot be downloaded here, so it logs how to provide the file and keeps random init.
-// `flag` names the config field in errors ("policy.pretrained_backbone_weights").
+// safetensors file (a path) is loaded; a torchvision weights name is loaded from the file the
+// installed resolver gives (an error naming `flag` when there is none, or when the name is for
+// another ResNet than this backbone). `flag` names the config field in errors
+// ("policy.pretrained_backbone_weights").
 void load_backbone_weights_option(ResNetBackboneImpl& backbone, const std::optional<std::string>& weights,
                                   const std::string& flag);
 

@@ -8,6 +8,7 @@
 #include "lerobot/common/strings.h"
 #include "lerobot/datasets/dataset_metadata.h"
 #include "lerobot/hub/dataset_revision.h"
+#include "lerobot/hub/pretrained.h"
 
 namespace lerobot {
 namespace {
@@ -30,24 +31,40 @@ std::vector<std::string> known_refs(const hub::HubClient& client, const std::str
 
 }  // namespace
 
+bool dataset_needs_download(const DatasetConfig& cfg) {
+  if (cfg.repo_id.empty()) return false;
+  if (!cfg.root) return true;  // the Hub client names a malformed id
+  if (!hub::looks_like_repo_id(cfg.repo_id)) return false;
+  std::error_code ec;
+  return !fs::exists(fs::path(*cfg.root) / "meta" / "info.json", ec);
+}
+
 fs::path resolve_hub_dataset(const DatasetConfig& cfg, const hub::HubClient& client) {
   const std::string& id = cfg.repo_id;
-  const fs::path local = client.env().lerobot_home / id;
+  // --dataset.root: snapshot_download(local_dir=root), files at root/<path> (LeRobot 0.6).
+  const std::optional<fs::path> local_dir = cfg.root ? std::optional<fs::path>(*cfg.root) : std::nullopt;
   std::error_code ec;
-  if (fs::exists(local / "meta" / "info.json", ec)) {
-    LOG_INFO << "dataset " << id << ": using the local copy in " << local.string();
-    return local;
+  if (!local_dir) {
+    const fs::path local = client.env().lerobot_home / id;
+    if (fs::exists(local / "meta" / "info.json", ec)) {
+      LOG_INFO << "dataset " << id << ": using the local copy in " << local.string();
+      return local;
+    }
   }
   const std::string requested = cfg.revision.value_or("v3.0");
   std::string revision = requested;
-  if (hub::parse_version(requested)) {
+  if (hub::parse_version(requested) && !(local_dir && client.env().offline)) {
     hub::ChosenRevision chosen = hub::choose_dataset_revision(id, requested, known_refs(client, id));
     if (!chosen.note.empty()) LOG_WARNING << chosen.note;
     revision = chosen.revision;
   }
   const fs::path cache = client.env().lerobot_hub_cache();
-  hub::Snapshot snap = client.snapshot(cache, hub::RepoType::kDataset, id, revision,
-                                       [](const std::string& f) { return starts_with(f, "meta/"); });
+  auto is_meta = [](const std::string& f) { return starts_with(f, "meta/"); };
+  hub::Snapshot snap = local_dir ? client.snapshot_to_local_dir(*local_dir, hub::RepoType::kDataset, id, revision, is_meta)
+                                 : client.snapshot(cache, hub::RepoType::kDataset, id, revision, is_meta);
+  if (local_dir && !fs::exists(*local_dir / "meta" / "info.json", ec))
+    throw_usage("dataset '" + id + "' has no meta/info.json at revision '" + revision + "'", local_dir->string(),
+                "check --dataset.repo_id and --dataset.revision (a LeRobot v3.0 or v2.1 dataset repo)");
   const DatasetMetadata meta = load_dataset_metadata(snap.dir);
   // Only the files the selected episodes live in.
   std::set<int64_t> excluded;
@@ -66,7 +83,9 @@ fs::path resolve_hub_dataset(const DatasetConfig& cfg, const hub::HubClient& cli
     for (const auto& [key, video] : ep.videos) files.insert(video.file.generic_string());
   }
   std::vector<std::string> list(files.begin(), files.end());
-  if (client.env().offline) {
+  if (local_dir && !client.env().offline) {
+    client.download_files_to_local_dir(*local_dir, hub::RepoType::kDataset, id, snap.commit, list);
+  } else if (client.env().offline) {
     for (const auto& f : list)
       if (!fs::exists(snap.dir / f, ec))
         throw_usage("dataset '" + id + "' file " + f + " is not in the cache and HF_HUB_OFFLINE is set",
@@ -74,7 +93,8 @@ fs::path resolve_hub_dataset(const DatasetConfig& cfg, const hub::HubClient& cli
   } else {
     client.download_files(cache, hub::RepoType::kDataset, id, snap.commit, list);
   }
-  LOG_INFO << "dataset " << id << " (revision " << revision << ", commit " << snap.commit.substr(0, 10) << ", "
+  LOG_INFO << "dataset " << id << " (revision " << revision
+           << (snap.commit.empty() ? std::string() : ", commit " + snap.commit.substr(0, 10)) << ", "
            << meta.codebase_version << "): " << list.size() << " data/video files for " << episodes.size()
            << " episodes in " << snap.dir.string();
   return snap.dir;

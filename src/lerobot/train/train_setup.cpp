@@ -1,6 +1,8 @@
 // Builds a training run from its config (LeRobot's train() up to the loop, §1.2 steps 2-14).
 #include "lerobot/train/train_setup.h"
 #include "lerobot/train/hub_dataset.h"
+#include "lerobot/hub/torchvision_weights.h"
+#include "lerobot/policies/resnet_backbone.h"
 
 #include <cstdlib>
 #include <ctime>
@@ -81,8 +83,13 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                                              const std::optional<fs::path>& resume_from) {
   auto s = std::make_unique<TrainSetup>();
   s->launch = launch;
+  // --policy.pretrained_backbone_weights=ResNet18_Weights.IMAGENET1K_V1 (LeRobot's default): the
+  // Hub's safetensors copy, cached in $HF_HUB_CACHE, fetched when the policy is built.
+  set_backbone_weights_resolver([](const std::string& name, const std::string& flag) {
+    return hub::fetch_torchvision_weights(hub::HubClient(hub::HubEnv::from_environment()), name, flag).string();
+  });
   if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=TYPE or --policy.path=DIR");
-  if (!cfg.dataset.root && !cfg.dataset.repo_id.empty())  // a Hub id: LeRobot's local copy or its hub cache
+  if (dataset_needs_download(cfg.dataset))  // a Hub id: --dataset.root, LeRobot's local copy or its hub cache
     cfg.dataset.root = resolve_hub_dataset(cfg.dataset, hub::HubClient(hub::HubEnv::from_environment())).string();
   if (!cfg.dataset.root)
     throw_usage("no dataset given", "--dataset.root",
