@@ -13,6 +13,7 @@
 #include "hub_test_helpers.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/hub/hashing.h"
+#include "lerobot/hub/http.h"
 
 namespace lerobot::hub {
 namespace {
@@ -205,8 +206,17 @@ TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
       EXPECT_EQ(sha256_file(pushed_ckpt / rel), sha256_file(e.path())) << rel;
     }
   EXPECT_TRUE(fs::exists(pushed_ckpt / "training_state/training_step.json"));
-  EXPECT_EQ(reader.repo_info(RepoType::kModel, "acme/act-reach", step_name).commit != snap.commit, true);
   EXPECT_NE(log.find("Checkpoint " + step_name + " pushed to"), std::string::npos) << log;
+  HttpRequest commits_req;
+  commits_req.url = server.endpoint() + "/api/models/acme/act-reach/commits/main";
+  commits_req.headers = {"Authorization: Bearer " + token};
+  const Json commits = Json::parse(http_perform(commits_req).body);
+  ASSERT_EQ(commits.size(), 3u) << commits.dump();
+  EXPECT_EQ(commits[0]["id"], snap.commit);
+  EXPECT_EQ(commits[0]["title"], "Upload policy, processors, model card and train config");
+  EXPECT_EQ(commits[1]["title"], "checkpoint " + step_name);
+  EXPECT_EQ(commits[2]["title"], "initial commit");
+  EXPECT_EQ(reader.repo_info(RepoType::kModel, "acme/act-reach", step_name).commit, commits[1]["id"]);  // the tag
   HubClient anonymous = testing::make_client(server.endpoint(), scratch / "anon");
   EXPECT_THROW(anonymous.repo_info(RepoType::kModel, "acme/act-reach", "main"), Error);  // --policy.private=true
 

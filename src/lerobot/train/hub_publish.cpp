@@ -1,6 +1,8 @@
 // Publishing a trained policy to the Hub (see hub_publish.h); the model card is model_card.cpp.
 #include "lerobot/train/hub_publish.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "lerobot/common/error.h"
@@ -86,7 +88,8 @@ hub::CommitResult publish_pretrained_model(const TrainPipelineConfig& cfg, const
     if (e.is_regular_file() && publishable(name)) files.push_back({name, e.path()});
   }
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path_in_repo < b.path_in_repo; });
-  const fs::path card = pretrained_dir.parent_path() / (".README." + pretrained_dir.filename().string() + ".md");
+  // The card goes to the temp folder, not into the checkpoint (whose contents are fixed).
+  const fs::path card = fs::temp_directory_path() / ("lerobot_cpp_model_card_" + std::to_string(::getpid()) + ".md");
   write_file_atomic(card, make_model_card(cfg, meta, repo_id));
   files.push_back({"README.md", card});
   const std::string url = client.create_repo(hub::RepoType::kModel, repo_id, cfg.policy->private_, true);
