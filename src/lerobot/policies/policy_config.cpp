@@ -25,6 +25,8 @@ void PolicyConfig::visit_base(FieldVisitor& v) {
   field(v, "device", device, "Device: cpu or cuda (auto-selected when null)");
   field(v, "use_amp", use_amp, "Use automatic mixed precision at inference (training uses --accelerator.mixed_precision)");
   field(v, "use_peft", use_peft, "Parameter-efficient fine-tuning (not supported; must stay false)");
+  // push_to_hub defaults to false (LeRobot: true, and then its validate() refuses every run
+  // without repo_id): commands that name no repo (the demo, local datasets) keep working.
   field(v, "push_to_hub", push_to_hub,
         "Publish pretrained_model/ and a model card to the Hub after training (needs --policy.repo_id and a "
         "write token: HF_TOKEN or `hf auth login`; LeRobot's default is true, ours false)");

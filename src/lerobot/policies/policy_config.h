@@ -29,9 +29,7 @@ class PolicyConfig : public ChoiceConfig {
   std::optional<std::string> device;
   bool use_amp = false;
   bool use_peft = false;
-  // LeRobot defaults to true and then refuses a run without repo_id; false here keeps every
-  // command that names no repo (the demo, local datasets) working (docs/HUB.md, "Publishing").
-  bool push_to_hub = false;
+  bool push_to_hub = false;  // LeRobot defaults to true; nothing is pushed from here
   std::optional<std::string> repo_id;
   std::optional<bool> private_;  // LeRobot: bool | None = None (its config.json says null)
   std::optional<std::vector<std::string>> tags;
