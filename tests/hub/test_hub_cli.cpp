@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "hub_test_helpers.h"
+#include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/hub/hashing.h"
 #include "lerobot/hub/http.h"
