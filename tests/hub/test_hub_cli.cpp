@@ -165,7 +165,7 @@ TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
   ::setenv("HF_TOKEN", token.c_str(), 1);
   const fs::path out = scratch / "run";
   ASSERT_EQ(run_cli(run + " --policy.repo_id=acme/act-reach --policy.private=true --policy.license=mit"
-                          " --policy.tags=[sim,reach2d] --save_checkpoint_to_hub=true --output_dir=" + out.string(), &log), 0) << log;
+                          " --policy.tags=[sim,reach2d] --output_dir=" + out.string(), &log), 0) << log;
   EXPECT_NE(log.find("Model pushed to " + server.endpoint() + "/acme/act-reach"), std::string::npos) << log;
   EXPECT_EQ(log.find(token), std::string::npos) << log;
   const fs::path pretrained = out / "checkpoints/last/pretrained_model";
@@ -193,31 +193,14 @@ TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
       lfs_weights = true;
     }
   EXPECT_TRUE(lfs_weights) << "model.safetensors did not go through LFS";
-  // --save_checkpoint_to_hub: the whole checkpoint under checkpoints/<name>/, tagged <name>, one
-  // commit before the published one.
-  std::string step_name;
-  for (const auto& e : fs::directory_iterator(out / "checkpoints"))
-    if (e.path().filename() != "last") step_name = e.path().filename().string();
-  ASSERT_FALSE(step_name.empty());
-  const fs::path pushed_ckpt = snap.dir / "checkpoints" / step_name;
-  for (const auto& e : fs::recursive_directory_iterator(out / "checkpoints" / step_name))
-    if (e.is_regular_file()) {
-      const fs::path rel = e.path().lexically_relative(out / "checkpoints" / step_name);
-      ASSERT_TRUE(fs::exists(pushed_ckpt / rel)) << rel;
-      EXPECT_EQ(sha256_file(pushed_ckpt / rel), sha256_file(e.path())) << rel;
-    }
-  EXPECT_TRUE(fs::exists(pushed_ckpt / "training_state/training_step.json"));
-  EXPECT_NE(log.find("Checkpoint " + step_name + " pushed to"), std::string::npos) << log;
   HttpRequest commits_req;
   commits_req.url = server.endpoint() + "/api/models/acme/act-reach/commits/main";
   commits_req.headers = {"Authorization: Bearer " + token};
   const Json commits = Json::parse(http_perform(commits_req).body);
-  ASSERT_EQ(commits.size(), 3u) << commits.dump();
+  ASSERT_EQ(commits.size(), 2u) << commits.dump();
   EXPECT_EQ(commits[0]["id"], snap.commit);
   EXPECT_EQ(commits[0]["title"], "Upload policy, processors, model card and train config");
-  EXPECT_EQ(commits[1]["title"], "checkpoint " + step_name);
-  EXPECT_EQ(commits[2]["title"], "initial commit");
-  EXPECT_EQ(reader.repo_info(RepoType::kModel, "acme/act-reach", step_name).commit, commits[1]["id"]);  // the tag
+  EXPECT_EQ(commits[1]["title"], "initial commit");
   HubClient anonymous = testing::make_client(server.endpoint(), scratch / "anon");
   EXPECT_THROW(anonymous.repo_info(RepoType::kModel, "acme/act-reach", "main"), Error);  // --policy.private=true
 

@@ -26,9 +26,9 @@ bool publishable(const std::string& name) {
 }  // namespace
 
 void check_publish_flags(const TrainPipelineConfig& cfg) {
-  if (!cfg.policy || !(cfg.policy->push_to_hub || cfg.save_checkpoint_to_hub)) return;
+  if (!cfg.policy || !cfg.policy->push_to_hub) return;
   const std::optional<std::string>& id = cfg.policy->repo_id;
-  const std::string flag = cfg.policy->push_to_hub ? "--policy.push_to_hub=true" : "--save_checkpoint_to_hub=true";
+  const std::string flag = "--policy.push_to_hub=true";
   if (!id || id->empty())
     throw_usage(flag + " needs the repo to publish to, and --policy.repo_id is not set",
                 "--policy.repo_id",
@@ -41,11 +41,11 @@ void check_publish_flags(const TrainPipelineConfig& cfg) {
 }
 
 void preflight_publish(TrainPipelineConfig& cfg, const hub::HubClient& client) {
-  if (!cfg.policy || !(cfg.policy->push_to_hub || cfg.save_checkpoint_to_hub)) return;
+  if (!cfg.policy || !cfg.policy->push_to_hub) return;
   check_publish_flags(cfg);
   const hub::HubEnv& env = client.env();
   if (env.offline)
-    throw_usage("--policy.push_to_hub/--save_checkpoint_to_hub but HF_HUB_OFFLINE is set: nothing could be uploaded",
+    throw_usage("--policy.push_to_hub=true but HF_HUB_OFFLINE is set: the trained policy could not be uploaded",
                 "HF_HUB_OFFLINE", "unset HF_HUB_OFFLINE, or pass --policy.push_to_hub=false");
   if (env.token.empty())
     throw_usage("publishing to --policy.repo_id needs a Hugging Face token with write access, and none was found "
@@ -135,22 +135,6 @@ void publish_trained_policy(TrainSetup& s) {
       LOG_WARNING << "Failed to push EMA weights to " << ema_repo << ": " << e.what();
     }
   }
-}
-
-void push_checkpoint_to_hub(const TrainSetup& s, const fs::path& checkpoint_dir) {
-  const hub::HubClient client(hub::HubEnv::from_environment());
-  const std::string repo_id = s.cfg.policy->repo_id.value_or("");
-  const std::string name = checkpoint_dir.filename().string();
-  std::vector<hub::UploadFile> files;
-  for (const auto& e : fs::recursive_directory_iterator(checkpoint_dir))
-    if (e.is_regular_file())
-      files.push_back({"checkpoints/" + name + "/" + e.path().lexically_relative(checkpoint_dir).generic_string(), e.path()});
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path_in_repo < b.path_in_repo; });
-  client.create_repo(hub::RepoType::kModel, repo_id, s.cfg.policy->private_, true);
-  const hub::CommitResult r = client.upload_files(hub::RepoType::kModel, repo_id, files, "checkpoint " + name);
-  if (!r.commit.empty()) client.create_tag(hub::RepoType::kModel, repo_id, name, r.commit, true);
-  LOG_INFO << "Checkpoint " << name << " pushed to " << client.repo_url(hub::RepoType::kModel, repo_id)
-           << " (checkpoints/" << name << ", tag " << name << ")";
 }
 
 }  // namespace lerobot

@@ -15,15 +15,13 @@ namespace lerobot {
 struct DatasetMetadata;
 struct TrainSetup;
 
-// LeRobot's validate(): push_to_hub (or save_checkpoint_to_hub) needs policy.repo_id, a valid
-// Hub repo id. Usage errors.
+// LeRobot's validate(): push_to_hub needs policy.repo_id, a valid Hub repo id. Usage errors.
 void check_publish_flags(const TrainPipelineConfig& cfg);
 
 // Before training (the main process): a token is there (HF_TOKEN or the file `hf auth login`
 // writes), the Hub is not in offline mode, whoami-v2 accepts the token, the token can write
 // and its user may write to the repo's namespace. A bare --policy.repo_id=name becomes
-// <user>/name in `cfg` (as create_repo does). Does nothing when neither push_to_hub nor
-// save_checkpoint_to_hub is on.
+// <user>/name in `cfg` (as create_repo does). Does nothing when push_to_hub is false.
 void preflight_publish(TrainPipelineConfig& cfg, const hub::HubClient& client);
 
 // The model card (README.md): LeRobot's card metadata (license, library_name lerobot,
@@ -40,10 +38,5 @@ hub::CommitResult publish_pretrained_model(const TrainPipelineConfig& cfg, const
 // with --save_checkpoint=false, the same files written for it) to policy.repo_id; with EMA on,
 // the EMA weights also go to <repo_id>-ema as LeRobot does (a failure there is a warning).
 void publish_trained_policy(TrainSetup& s);
-
-// --save_checkpoint_to_hub (LeRobot 0.6's push_checkpoint_to_hub): the whole checkpoint folder
-// (pretrained_model/ and training_state/) to checkpoints/<name>/ of policy.repo_id in one
-// commit "checkpoint <name>", tagged <name>. Main process only.
-void push_checkpoint_to_hub(const TrainSetup& s, const fs::path& checkpoint_dir);
 
 }  // namespace lerobot

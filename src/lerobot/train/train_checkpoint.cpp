@@ -7,7 +7,6 @@
 #include "lerobot/optim/optimizer_state.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/train/checkpoint.h"
-#include "lerobot/train/hub_publish.h"
 #include "lerobot/train/rng_state.h"
 #include "lerobot/train/train_setup.h"
 
@@ -59,7 +58,6 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
     }
     const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);
     LOG_INFO << "Checkpoint policy after step " << step << " -> " << dir.string();
-    if (s.cfg.save_checkpoint_to_hub) push_checkpoint_to_hub(s, dir);
   }
   s.group->barrier();
 }

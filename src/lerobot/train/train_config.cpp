@@ -47,9 +47,6 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "tolerance_s", tolerance_s, "Timestamp tolerance for frames and delta timestamps, seconds");
   field(v, "save_checkpoint", save_checkpoint, "Write checkpoints");
   field(v, "save_freq", save_freq, "Checkpoint every N steps (<=0: only at the end)");
-  field(v, "save_checkpoint_to_hub", save_checkpoint_to_hub,
-        "Also push each checkpoint to checkpoints/<step>/ of --policy.repo_id, tagged <step> (a crashed run "
-        "leaves its checkpoints on the Hub); needs --policy.repo_id and a write token");
   field(v, "checkpoint_format", checkpoint_format, "safetensors");
   field(v, "use_policy_training_preset", use_policy_training_preset, "Use the policy's optimizer/scheduler preset (ignores --optimizer.*/--scheduler.*)");
   field(v, "optimizer", optimizer, "Optimizer (used when the preset is off)");

@@ -128,7 +128,6 @@ struct TrainPipelineConfig : Config {
   double tolerance_s = 1e-4;
   bool save_checkpoint = true;
   int64_t save_freq = 20000;
-  bool save_checkpoint_to_hub = false;  // LeRobot 0.6: each checkpoint also to the Hub (hub_publish.h)
   std::string checkpoint_format = "safetensors";
   bool use_policy_training_preset = true;
   ChoicePtr<OptimizerConfig> optimizer;
