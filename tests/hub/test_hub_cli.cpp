@@ -158,7 +158,9 @@ TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
     for (const auto& w : r.words) EXPECT_NE(log.find(w), std::string::npos) << w << " not in\n" << log;
     EXPECT_FALSE(fs::exists(out)) << log;
     EXPECT_EQ(log.find("step:"), std::string::npos) << log;
-    if (!r.token.empty()) EXPECT_EQ(log.find(r.token), std::string::npos) << log;
+    if (!r.token.empty()) {
+      EXPECT_EQ(log.find(r.token), std::string::npos) << log;
+    }
   }
 
   // Published: the pretrained_model files and a model card, in one commit of a private repo.
