@@ -45,7 +45,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 std::string make_model_card(const TrainPipelineConfig& cfg, const DatasetMetadata* meta, const std::string& repo_id) {
   const PolicyConfig& p = *cfg.policy;
   const std::string type = p.type();
-  const std::string license = p.license && !p.license->empty() ? *p.license : "apache-2.0";
+  std::string card_license = "apache-2.0";
+  if (p.license && !p.license->empty()) card_license = *p.license;
   std::set<std::string> tags = {"robotics", "lerobot", type};
   if (p.tags)
     for (const auto& t : *p.tags) tags.insert(t);
@@ -56,7 +57,7 @@ std::string make_model_card(const TrainPipelineConfig& cfg, const DatasetMetadat
   if (!base.empty()) o << "base_model: " << yaml_scalar(base) << "\n";
   if (!cfg.dataset.repo_id.empty()) o << "datasets: " << yaml_scalar(cfg.dataset.repo_id) << "\n";
   o << "library_name: lerobot\n";
-  o << "license: " << yaml_scalar(license) << "\n";
+  o << "license: " << yaml_scalar(card_license) << "\n";
   o << "model_name: " << yaml_scalar(type) << "\n";
   o << "pipeline_tag: robotics\n";
   o << "tags:\n";
@@ -69,7 +70,7 @@ std::string make_model_card(const TrainPipelineConfig& cfg, const DatasetMetadat
     << "`train_config.json`), so LeRobot loads this repository as one of its own "
     << "(`--policy.path=" << repo_id << "`).\n\n";
   o << "## Model Details\n\n";
-  o << "- **License:** " << license << "\n";
+  o << "- **License:** " << card_license << "\n";
   if (!base.empty()) o << "- **Fine-tuned from:** " << base << "\n";
   if (meta && meta->info.contains("robot_type") && meta->info["robot_type"].is_string())
     o << "- **Robot type:** `" << meta->info["robot_type"].get<std::string>() << "`\n";
