@@ -103,6 +103,8 @@ row "train --log_freq=-1" train $TINY $D --log_freq=-1
 row "train --policy.dropout=1.5" train $TINY $D --policy.dropout=1.5
 row "train --wandb.enable=true" train $TINY $D --wandb.enable=true
 row "train --policy.push_to_hub=true" train $TINY $D --policy.push_to_hub=true
+( unset HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH; export HF_HOME="$T/no_token_home"
+  row "train --policy.push_to_hub=true --policy.repo_id=me/act (no token)" train $TINY $D --policy.push_to_hub=true --policy.repo_id=me/act )
 row "train --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.blur.type=Blurr" train $TINY $D --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.blur.type=Blurr
 row "train --dataset.image_transforms.enable=true --dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]" train $TINY $D --dataset.image_transforms.enable=true '--dataset.image_transforms.tfs.hue.kwargs.hue=[-0.7,0.1]'
 row "train --ema.enable=true --ema.max_decay=1.5" train $TINY $D --ema.enable=true --ema.max_decay=1.5

@@ -10,6 +10,8 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/distributed/launcher.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/hub/hub_client.h"
+#include "lerobot/train/hub_publish.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
 
@@ -112,8 +114,9 @@ int train_main(const Args& input) {
                  "accumulation steps; the learning rate is never scaled for you.\n"
                  "Without --dataset.root (and without --config_path or --policy.path) it runs the built-in\n"
                  "DEMO: ACT on reach2d expert demonstrations generated into the cache, then an evaluation.\n"
-                 "--wandb.enable and --policy.push_to_hub are refused (metrics: train_metrics.jsonl and\n"
-                 "tensorboard/ in the output dir; upload with huggingface-cli).\n\n"
+                 "--policy.push_to_hub=true --policy.repo_id=<user>/<name> publishes pretrained_model/ and\n"
+                 "a model card to the Hub after training (HF_TOKEN or `hf auth login`; checked before the\n"
+                 "first step). --wandb.enable is refused (metrics: train_metrics.jsonl and tensorboard/).\n\n"
               << kLauncherHelp << "\nflags:\n";
     print_help(cfg, std::cout);
     return 0;
@@ -141,6 +144,8 @@ int train_main(const Args& input) {
     cfg.dataset.root = root.string();
   }
   const LaunchEnv env = detect_launch_env();
+  // --policy.push_to_hub: the token is checked against the Hub now, not after hours of training.
+  if (env.rank == 0) preflight_publish(cfg, hub::HubClient(hub::HubEnv::from_environment()));
   const int total = lf.num_processes * lf.num_machines;
   if (total > 1 && env.world_size == 1) {
     LocalLaunchOptions lo;

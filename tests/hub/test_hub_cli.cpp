@@ -1,13 +1,17 @@
 // `lerobot-cpp train` (the built executable) with Hub ids against the local Hub server (tests/hub/hub_server.py):
 // --dataset.repo_id into $HF_LEROBOT_HOME/hub, --policy.path=org/name into $HF_HUB_CACHE, and
-// the same run again offline, served from the cache.
+// the same run again offline, served from the cache; --policy.push_to_hub publishing the trained
+// policy, and its refusals before the first step.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 #include "hub_cli_helpers.h"
 #include "hub_test_helpers.h"
+#include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
+#include "lerobot/hub/hashing.h"
+#include "lerobot/hub/http.h"
 
 namespace lerobot::hub {
 namespace {
@@ -73,6 +77,100 @@ TEST(HubTrain, DatasetAndPolicyByHubIdThenOffline) {
   EXPECT_EQ(run_cli("train --policy.path=lerobot/never-fetched --dataset.repo_id=lerobot/reach-test --output_dir=" +
                         (scratch / "run4").string() + " --steps=1", &log), 2) << log;
   EXPECT_NE(log.find("HF_HUB_OFFLINE"), std::string::npos) << log;
+}
+
+TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
+  TempDir tmp;
+  const fs::path scratch = tmp.path;
+  const fs::path data = scratch / "reach2d";
+  std::string log;
+  ASSERT_EQ(run_cli("dataset generate --env.type=reach2d --num_episodes=2 --env.image_size=64 --output_dir=" + data.string(), &log), 0) << log;
+  const std::string token = "hf_pushTESTtoken_789";
+  Json config{{"token", "unused"},
+              {"repos", Json::array()},
+              {"users", Json::array({Json{{"token", token}, {"name", "alice"}, {"orgs", Json::array({Json{{"name", "acme"}}})}}})}};
+  testing::HubServer server(config, scratch / "server");
+  const fs::path home = scratch / "hf_home";
+  HubEnvironment env(server.endpoint(), home);
+  const std::string run = "train" + std::string(kTinyAct) + " --dataset.root=" + data.string() +
+                          " --dataset.repo_id=lerobot/reach-test --policy.push_to_hub=true";
+
+  // Refused before any work: no repo id, no token, a token the Hub refuses, a namespace the user
+  // is not in. No output folder is made and no step runs; the token is never printed.
+  struct Refusal {
+    std::string flags, token;
+    std::vector<std::string> words;
+  };
+  const std::vector<Refusal> refusals = {
+      {"", token, {"--policy.repo_id"}},
+      {" --policy.repo_id=acme/bad..name", token, {"--policy.repo_id", "not a Hub repo id"}},
+      {" --policy.repo_id=acme/act", "", {"HF_TOKEN", "hf auth login"}},
+      {" --policy.repo_id=acme/act", "hf_revokedTOKEN_000", {"refused the token", "HF_TOKEN"}},
+      {" --policy.repo_id=bob/act", token, {"not a member of 'bob'", "--policy.repo_id=alice/act"}},
+  };
+  for (size_t i = 0; i < refusals.size(); ++i) {
+    const Refusal& r = refusals[i];
+    if (r.token.empty()) ::unsetenv("HF_TOKEN");
+    else ::setenv("HF_TOKEN", r.token.c_str(), 1);
+    const fs::path out = scratch / ("refused" + std::to_string(i));
+    EXPECT_EQ(run_cli(run + r.flags + " --output_dir=" + out.string(), &log), 2) << r.flags << "\n" << log;
+    for (const auto& w : r.words) EXPECT_NE(log.find(w), std::string::npos) << w << " not in\n" << log;
+    EXPECT_FALSE(fs::exists(out)) << log;
+    EXPECT_EQ(log.find("step:"), std::string::npos) << log;
+    if (!r.token.empty()) {
+      EXPECT_EQ(log.find(r.token), std::string::npos) << log;
+    }
+  }
+
+  // Published: the pretrained_model files and a model card, in one commit of a private repo.
+  ::setenv("HF_TOKEN", token.c_str(), 1);
+  const fs::path out = scratch / "run";
+  ASSERT_EQ(run_cli(run + " --policy.repo_id=acme/act-reach --policy.private=true --policy.license=mit"
+                          " --policy.tags=[sim,reach2d] --output_dir=" + out.string(), &log), 0) << log;
+  EXPECT_NE(log.find("Model pushed to " + server.endpoint() + "/acme/act-reach"), std::string::npos) << log;
+  EXPECT_EQ(log.find(token), std::string::npos) << log;
+  const fs::path pretrained = out / "checkpoints/last/pretrained_model";
+  HubClient reader = testing::make_client(server.endpoint(), scratch / "reader", token);
+  const Snapshot snap = reader.snapshot(scratch / "reader/hub", RepoType::kModel, "acme/act-reach", "main", nullptr);
+  int compared = 0;
+  for (const auto& e : fs::directory_iterator(pretrained)) {
+    const std::string name = e.path().filename().string();
+    ASSERT_TRUE(fs::exists(snap.dir / name)) << name;
+    EXPECT_EQ(sha256_file(snap.dir / name), sha256_file(e.path())) << name;
+    ++compared;
+  }
+  EXPECT_GE(compared, 4);  // config.json, model.safetensors, train_config.json, processor files
+  const std::string card = read_file(snap.dir / "README.md");
+  for (const std::string w : {"---\ndatasets: lerobot/reach-test\nlibrary_name: lerobot\nlicense: mit\nmodel_name: act\n"
+                              "pipeline_tag: robotics\ntags:\n- act\n- lerobot\n- reach2d\n- robotics\n- sim\n---\n"})
+    EXPECT_NE(card.find(w), std::string::npos) << card;
+  const Json train_config = Json::parse(read_file(snap.dir / "train_config.json"));
+  EXPECT_EQ(train_config["policy"]["repo_id"], "acme/act-reach");
+  EXPECT_EQ(train_config["policy"]["push_to_hub"], true);
+  bool lfs_weights = false;
+  for (const auto& q : server.requests())
+    if (q["method"] == "PUT") {
+      EXPECT_EQ(q["auth"], "none");
+      lfs_weights = true;
+    }
+  EXPECT_TRUE(lfs_weights) << "model.safetensors did not go through LFS";
+  HttpRequest commits_req;
+  commits_req.url = server.endpoint() + "/api/models/acme/act-reach/commits/main";
+  commits_req.headers = {"Authorization: Bearer " + token};
+  const Json commits = Json::parse(http_perform(commits_req).body);
+  ASSERT_EQ(commits.size(), 2u) << commits.dump();
+  EXPECT_EQ(commits[0]["id"], snap.commit);
+  EXPECT_EQ(commits[0]["title"], "Upload policy, processors, model card and train config");
+  EXPECT_EQ(commits[1]["title"], "initial commit");
+  HubClient anonymous = testing::make_client(server.endpoint(), scratch / "anon");
+  EXPECT_THROW(anonymous.repo_info(RepoType::kModel, "acme/act-reach", "main"), Error);  // --policy.private=true
+
+  // The published policy fine-tunes by its Hub id, and the config.json's push_to_hub is not
+  // applied to the new run (it names where that policy was published).
+  ASSERT_EQ(run_cli("train --policy.path=acme/act-reach --dataset.root=" + data.string() + " --output_dir=" +
+                        (scratch / "finetune").string() + " --steps=1 --batch_size=4 --num_workers=0", &log), 0) << log;
+  EXPECT_NE(log.find("Fine-tuning from"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Model pushed"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // code and a message naming the flag or file, before any work starts; nothing escapes raw.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/datasets/dataset_metadata.h"
 #include "train_test_helpers.h"
@@ -93,7 +95,19 @@ TEST(BadInputs, ValuesThatWereAcceptedAndWrongAreUsageErrors) {
   expect_cli(train_args(out, {"--policy.chunk_size=0", "--policy.n_action_steps=0"}), 2, {"chunk_size"});
   expect_cli(train_args(out, {"--tolerance_s=-1"}), 2, {"tolerance_s"});
   expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "train_metrics.jsonl"});
-  expect_cli(train_args(out, {"--policy.push_to_hub=true"}), 2, {"--policy.push_to_hub", "huggingface-cli"});
+  // Publishing is checked before any work: no repo id, then no token (HF_TOKEN unset and no token file).
+  expect_cli(train_args(out, {"--policy.push_to_hub=true"}), 2, {"--policy.repo_id", "--policy.push_to_hub=false"});
+  {
+    std::vector<std::pair<std::string, std::string>> saved;
+    for (const char* n : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "HF_HOME", "HF_HUB_OFFLINE"}) {
+      if (const char* v = std::getenv(n)) saved.emplace_back(n, v);
+      ::unsetenv(n);
+    }
+    ::setenv("HF_HOME", (train_scratch() / "no_token_home").c_str(), 1);
+    expect_cli(train_args(out, {"--policy.push_to_hub=true", "--policy.repo_id=me/act"}), 2, {"HF_TOKEN", "hf auth login"});
+    ::unsetenv("HF_HOME");
+    for (const auto& [k, v] : saved) ::setenv(k.c_str(), v.c_str(), 1);
+  }
   // Augmentation entries are checked before any work: an unknown type lists the known ones, a kwarg
   // out of range names its key.
   expect_cli(train_args(out, {"--dataset.image_transforms.enable=true", "--dataset.image_transforms.tfs.blur.type=Blurr"}),

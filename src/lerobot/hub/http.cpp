@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 #include "lerobot/common/strings.h"
@@ -25,6 +26,8 @@ struct Exchange {
   std::FILE* file = nullptr;
   bool to_string = false;
   uint64_t written = 0;
+  std::FILE* source = nullptr;  // PUT/POST from a file
+  uint64_t sent = 0;            // request body bytes handed to libcurl
 };
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
@@ -66,6 +69,25 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   }
   ex->written += bytes;
   return bytes;
+}
+
+// The request body: the string, or the file's byte range.
+size_t on_read(char* out, size_t size, size_t n, void* user) {
+  auto* ex = static_cast<Exchange*>(user);
+  const HttpRequest& req = *ex->req;
+  const uint64_t total = req.upload_from.empty() ? req.body.size() : req.upload_length;
+  const size_t want = size_t(std::min<uint64_t>(size * n, total - ex->sent));
+  if (want == 0) return 0;
+  size_t got = 0;
+  if (req.upload_from.empty()) {
+    std::memcpy(out, req.body.data() + ex->sent, want);
+    got = want;
+  } else {
+    got = std::fread(out, 1, want, ex->source);
+    if (got == 0) return CURL_READFUNC_ABORT;  // the file shrank under us
+  }
+  ex->sent += got;
+  return got;
 }
 
 int on_xfer(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t, curl_off_t) {
@@ -123,6 +145,31 @@ HttpResponse http_perform(const HttpRequest& req) {
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &ex);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   if (req.method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  if (req.method == "POST" || req.method == "PUT") {
+    if (!req.upload_from.empty()) {
+      ex.source = std::fopen(req.upload_from.c_str(), "rb");
+      if (!ex.source || ::fseeko(ex.source, off_t(req.upload_offset), SEEK_SET) != 0) {
+        if (ex.source) std::fclose(ex.source);
+        curl_slist_free_all(headers);
+        curl_easy_cleanup(curl);
+        throw TransportError{"cannot read " + req.upload_from.string()};
+      }
+    }
+    const curl_off_t size = curl_off_t(req.upload_from.empty() ? req.body.size() : req.upload_length);
+    // A PUT of the bytes (LFS basic transfer); a POST of a JSON / NDJSON body.
+    if (req.method == "PUT") {
+      curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, size);
+    } else {
+      curl_easy_setopt(curl, CURLOPT_POST, 1L);
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, size);
+    }
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &ex);
+    // No "Expect: 100-continue" round trip: the server answers once it has the body.
+    headers = curl_slist_append(headers, "Expect:");
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  }
   std::string range;
   if (req.range_from > 0) {
     range = std::to_string(req.range_from) + "-";
@@ -137,6 +184,7 @@ HttpResponse http_perform(const HttpRequest& req) {
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   if (ex.file) std::fclose(ex.file);
+  if (ex.source) std::fclose(ex.source);
   if (rc != CURLE_OK) {
     bool partial = rc == CURLE_PARTIAL_FILE || rc == CURLE_RECV_ERROR || rc == CURLE_OPERATION_TIMEDOUT;
     throw TransportError{curl_easy_strerror(rc), partial && resp.status != 0};

@@ -1,5 +1,6 @@
 // One HTTP exchange over libcurl: HEAD/GET to a string or appended to a file (Range resume),
-// response headers of the final hop, no hidden retries (the caller decides; see hub_client.cpp).
+// POST/PUT of a string or of a byte range of a file (uploads), response headers of the final
+// hop, no hidden retries (the caller decides; see hub_client.cpp).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +14,18 @@
 namespace lerobot::hub {
 
 struct HttpRequest {
-  std::string method = "GET";            // GET or HEAD
+  std::string method = "GET";            // GET, HEAD, POST or PUT
   std::string url;
   std::vector<std::string> headers;      // "Name: value"
   bool follow_redirects = true;          // every hop; false: the 3xx itself is the response
   fs::path append_to;                    // GET body appended to this file (else kept in body)
   uint64_t range_from = 0;               // > 0: "Range: bytes=N-"
+  // POST/PUT body: `body`, or when upload_from is set, upload_length bytes of that file from
+  // upload_offset (streamed, never held in memory).
+  std::string body;
+  fs::path upload_from;
+  uint64_t upload_offset = 0;
+  uint64_t upload_length = 0;
   long connect_timeout_s = 10;
   long low_speed_timeout_s = 30;         // abort when under 1 byte/s for this long
   // Called with (bytes of this transfer so far, expected bytes of it or 0); false aborts.

@@ -1,9 +1,11 @@
 // HubClient: the Hub's HTTP API as huggingface_hub uses it (repo info, refs, resolve + download)
 // writing huggingface_hub's cache layout (cache_layout.h). Retries with back-off, resumable
 // downloads checked by size and sha256/git-sha1 before they enter the cache, offline mode.
+// Uploads (whoami, create repo, pre-upload, LFS, commit) are in hub_upload.cpp.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,34 @@ struct Snapshot {
   fs::path dir;        // <cache>/<type>s--org--name/snapshots/<commit>
   std::string commit;
   std::vector<std::string> files;  // repo files (all of them, not only the ones fetched)
+};
+
+// GET /api/whoami-v2: who the token belongs to and what it may do.
+struct WhoAmI {
+  std::string name;  // the user (or organization, for an org token)
+  struct Org {
+    std::string name;
+    std::string role;  // "admin", "write", "contributor", "read" ("" when not sent)
+  };
+  std::vector<Org> orgs;
+  std::string token_role;  // auth.accessToken.role: "read", "write", "fineGrained" ("" when not sent)
+};
+
+// One file of a commit.
+struct UploadFile {
+  std::string path_in_repo;  // "config.json", "checkpoints/000100/pretrained_model/config.json"
+  fs::path local;
+};
+
+// What upload_files did (huggingface_hub's CommitInfo plus what went where).
+struct CommitResult {
+  std::string commit;      // the new commit id ("" when nothing changed and no commit was made)
+  std::string commit_url;  // as the Hub sends it
+  std::string parent;      // the branch head the commit was made on
+  std::vector<std::string> lfs_files;        // uploaded through the LFS batch API (sha256 oid)
+  std::vector<std::string> lfs_already;      // LFS files whose bytes the Hub already had (no PUT)
+  std::vector<std::string> regular_files;    // sent inline (base64) in the commit
+  std::vector<std::string> unchanged_files;  // same oid as on the branch: left out of the commit
 };
 
 class HubClient {
@@ -92,6 +122,29 @@ class HubClient {
   // Downloads `files` of the commit into local_dir, `options().parallel` at a time.
   void download_files_to_local_dir(const fs::path& local_dir, RepoType type, const std::string& repo_id,
                                    const std::string& commit, const std::vector<std::string>& files) const;
+
+  // GET /api/whoami-v2 with the token. 401 (no or a refused token) is a usage error naming
+  // HF_TOKEN and `hf auth login`.
+  WhoAmI whoami() const;
+
+  // POST /api/repos/create {name, organization, type, visibility}; an existing repo (409) is
+  // fine when exist_ok. private_: nullopt leaves the Hub's default (public unless the org's
+  // default is private). Returns the repo's URL.
+  std::string create_repo(RepoType type, const std::string& repo_id, std::optional<bool> private_,
+                          bool exist_ok = true) const;
+
+  // create_commit as huggingface_hub does it without hf_xet: pre-upload (the Hub says which files
+  // are LFS and which it already has), the LFS batch API (PUT, or multipart, then verify) for
+  // the LFS ones, then one NDJSON commit on `revision` with parentCommit = the head read first
+  // (a commit made in between is refused by the Hub, not overwritten). Files whose oid equals
+  // the branch's are left out; with nothing left no commit is made (result.commit empty).
+  CommitResult upload_files(RepoType type, const std::string& repo_id, const std::vector<UploadFile>& files,
+                            const std::string& commit_message, const std::string& revision = "main",
+                            const std::string& commit_description = "") const;
+
+  // POST /api/<type>s/<id>/tag/<revision> {tag}: a tag on a commit (exist_ok: a 409 is fine).
+  void create_tag(RepoType type, const std::string& repo_id, const std::string& tag, const std::string& revision,
+                  bool exist_ok = true) const;
 
   // "<endpoint>/datasets/<id>" or "<endpoint>/<id>": where a user sees the repo.
   std::string repo_url(RepoType type, const std::string& repo_id) const;

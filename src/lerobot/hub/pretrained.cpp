@@ -19,6 +19,24 @@ bool looks_like_repo_id(const std::string& s) {
   return true;
 }
 
+std::string repo_id_problem(const std::string& id) {
+  if (id.empty()) return "it is empty";
+  if (id.size() > 96) return "it is longer than 96 characters";
+  const auto parts = split(id, '/');
+  if (parts.size() > 2) return "it has more than one '/' (the form is namespace/name)";
+  for (const auto& p : parts) {
+    if (p.empty()) return "a part around '/' is empty (the form is namespace/name)";
+    for (unsigned char c : p)
+      if (!(std::isalnum(c) || c == '-' || c == '_' || c == '.'))
+        return std::string("it has the character '") + char(c) + "' (allowed: letters, digits, '-', '_', '.')";
+    auto word = [](unsigned char c) { return std::isalnum(c) || c == '_'; };
+    if (!word(p.front()) || !word(p.back())) return "a part starts or ends with '-' or '.'";
+  }
+  if (id.find("--") != std::string::npos || id.find("..") != std::string::npos) return "it contains '--' or '..'";
+  if (ends_with(id, ".git")) return "it ends with '.git'";
+  return "";
+}
+
 fs::path resolve_pretrained(const HubClient& client, const std::string& value, const std::string& revision) {
   std::error_code ec;
   if (fs::exists(value, ec) || !looks_like_repo_id(value)) return value;

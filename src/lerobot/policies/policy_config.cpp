@@ -25,13 +25,15 @@ void PolicyConfig::visit_base(FieldVisitor& v) {
   field(v, "device", device, "Device: cpu or cuda (auto-selected when null)");
   field(v, "use_amp", use_amp, "Use automatic mixed precision at inference (training uses --accelerator.mixed_precision)");
   field(v, "use_peft", use_peft, "Parameter-efficient fine-tuning (not supported; must stay false)");
+  // push_to_hub defaults to false (LeRobot: true, and then its validate() refuses every run
+  // without repo_id): commands that name no repo (the demo, local datasets) keep working.
   field(v, "push_to_hub", push_to_hub,
-        "Push to the Hugging Face hub: not available, true is refused (LeRobot's default is true; upload the "
-        "pretrained_model folder with huggingface-cli)");
-  field(v, "repo_id", repo_id, "Hub repo id for the trained policy");
-  field(v, "private", private_, "Hub repo visibility");
-  field(v, "tags", tags, "Hub tags");
-  field(v, "license", license, "Hub license");
+        "Publish pretrained_model/ and a model card to the Hub after training (needs --policy.repo_id and a "
+        "write token: HF_TOKEN or `hf auth login`; LeRobot's default is true, ours false)");
+  field(v, "repo_id", repo_id, "Hub repo id for the trained policy (namespace/name; a bare name: your namespace)");
+  field(v, "private", private_, "Create the Hub repo private (null: the Hub's default, public unless the org's is private)");
+  field(v, "tags", tags, "Extra Hub tags for the model card (robotics, lerobot and the policy type are always there)");
+  field(v, "license", license, "Model card license (default apache-2.0)");
   field(v, "pretrained_path", pretrained_path, "Directory of a pretrained_model to start from (set by --policy.path)");
   field(v, "pretrained_revision", pretrained_revision, "Hub revision of the pretrained policy");
 }

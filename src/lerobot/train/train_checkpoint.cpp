@@ -27,15 +27,20 @@ TrainingStepInfo step_info(const TrainSetup& s, int64_t step) {
 }
 }  // namespace
 
+void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights) {
+  fs::create_directories(dir);
+  std::optional<EmaWeightsScope> weights;
+  if (ema_weights && s.ema) weights.emplace(*s.ema, s.policy->parameters());
+  save_pretrained(*s.policy, dir);
+  save_policy_processors(dir, s.processors);
+  write_train_config(s.cfg, dir);
+}
+
 void save_train_checkpoint(TrainSetup& s, int64_t step) {
   s.group->barrier();
   if (s.is_main()) {
     CheckpointWriters w;
-    w.pretrained_model = [&](const fs::path& dir) {
-      save_pretrained(*s.policy, dir);
-      save_policy_processors(dir, s.processors);
-      write_train_config(s.cfg, dir);
-    };
+    w.pretrained_model = [&](const fs::path& dir) { write_pretrained_model(s, dir); };
     w.training_state = [&](const fs::path& dir) {
       sync_optimizer_steps_to_host(*s.optimizer);  // fused kernels count steps on the device
       save_optimizer_state(*s.optimizer, dir,
@@ -48,12 +53,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
     };
     if (s.ema) {  // the EMA weights as a loadable policy (lerobot-eval --policy.path=<ckpt>/pretrained_model_ema)
       w.extra = [&](const fs::path& dir) {
-        const fs::path ema_dir = dir / kPretrainedModelEmaDir;
-        fs::create_directories(ema_dir);
-        EmaWeightsScope weights(*s.ema, s.policy->parameters());
-        save_pretrained(*s.policy, ema_dir);
-        save_policy_processors(ema_dir, s.processors);
-        write_train_config(s.cfg, ema_dir);
+        write_pretrained_model(s, dir / kPretrainedModelEmaDir, true);
       };
     }
     const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);

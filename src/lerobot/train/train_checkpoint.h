@@ -11,6 +11,10 @@ namespace lerobot {
 
 struct TrainSetup;
 
+// The pretrained_model/ files of the current weights into `dir` (config.json, model.safetensors,
+// processors, train_config.json); `ema_weights`: the EMA shadow's weights instead.
+void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights = false);
+
 // Collective: every rank enters; rank 0 writes (atomically), then all ranks meet.
 void save_train_checkpoint(TrainSetup& s, int64_t step);
 

@@ -1,6 +1,7 @@
 // TrainPipelineConfig field declarations and cross-field checks.
 #include "lerobot/train/train_config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/policies/register_policies.h"
+#include "lerobot/train/hub_publish.h"
 
 namespace lerobot {
 
@@ -111,10 +113,6 @@ void refuse_unavailable_features(const std::vector<Flag>& flags) {
       throw_usage("Weights & Biases logging is not available in lerobot.cpp", "--wandb.enable",
                   "drop --wandb.enable: every metric goes to <output_dir>/train_metrics.jsonl and "
                   "<output_dir>/tensorboard/ (tensorboard --logdir=<output_dir>)");
-    if (f.key == "policy.push_to_hub" && truthy(f.value))
-      throw_usage("lerobot.cpp does not upload to the Hugging Face Hub", "--policy.push_to_hub",
-                  "drop --policy.push_to_hub (our default is false; LeRobot's is true) and upload after training: "
-                  "huggingface-cli upload <repo_id> <output_dir>/checkpoints/last/pretrained_model");
   }
 }
 
@@ -140,7 +138,18 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     cfg.checkpoint_path = config_path;
   }
 
-  take_policy_path_flag(flags, cfg.policy);
+  // A pretrained policy's config.json names the repo *it* was published to: a fine-tune
+  // publishes only where --policy.push_to_hub / --policy.repo_id on the command line say.
+  if (take_policy_path_flag(flags, cfg.policy)) {
+    bool push_flag = false;
+    for (const auto& f : flags) push_flag = push_flag || f.key == "policy.push_to_hub";
+    if (cfg.policy->push_to_hub && !push_flag)
+      LOG_WARNING << "push_to_hub=true in " << *cfg.policy->pretrained_path
+                  << "/config.json is not applied (it names where that policy was published); pass "
+                     "--policy.push_to_hub=true --policy.repo_id=<you>/<name> to publish this run";
+    cfg.policy->push_to_hub = false;
+    cfg.policy->repo_id.reset();
+  }
   refuse_unavailable_features(flags);
 
   bool has_mp = false;
@@ -153,18 +162,21 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   if (cfg.resume && !cfg.checkpoint_path)
     throw_usage("--resume=true needs the checkpoint to continue", "--config_path",
                 "pass --config_path=<output_dir>/checkpoints/last/pretrained_model");
-  // Only a file (a LeRobot train_config.json or config.json, where push_to_hub defaults to true)
-  // can still have set them: nothing is uploaded from here, say so and go on.
+  // Only a file (a LeRobot train_config.json) can still have set it: W&B is not here, say so and go on.
   if (cfg.wandb.enable) {
     LOG_WARNING << "wandb.enable=true in the config file: W&B is not available in lerobot.cpp; metrics go to "
                    "train_metrics.jsonl and tensorboard/ in the output dir";
     cfg.wandb.enable = false;
   }
-  if (cfg.policy && cfg.policy->push_to_hub) {
-    LOG_WARNING << "policy.push_to_hub=true in the config file: lerobot.cpp does not upload; upload "
-                   "checkpoints/last/pretrained_model with huggingface-cli";
+  // push_to_hub=true from a --config_path file is honoured (LeRobot's behaviour) when the file
+  // also names the repo; a file without one (LeRobot would refuse it) is read with a warning.
+  if (cfg.policy && cfg.policy->push_to_hub && !cfg.policy->repo_id &&
+      std::find(cfg.given_flags.begin(), cfg.given_flags.end(), "policy.push_to_hub") == cfg.given_flags.end()) {
+    LOG_WARNING << "policy.push_to_hub=true in the config file but no policy.repo_id: nothing will be published; "
+                   "pass --policy.repo_id=<you>/<name> to publish, or --policy.push_to_hub=false to silence this";
     cfg.policy->push_to_hub = false;
   }
+  check_publish_flags(cfg);  // --policy.push_to_hub without a (valid) --policy.repo_id: refused now
   return cfg;
 }
 

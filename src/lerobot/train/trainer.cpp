@@ -1,13 +1,15 @@
 // The training loop. One iteration: next batch -> prepare -> update (forward, backward with
 // gradient all-reduce overlapped, clip, optimizer and scheduler step) -> metrics -> log ->
-// held-out loss -> checkpoint -> evaluation. Building the pieces is in train_setup.cpp, one update in
-// update_step.cpp, checkpoint contents in train_checkpoint.cpp.
+// held-out loss -> checkpoint -> evaluation; then publishing (--policy.push_to_hub). Building the
+// pieces is in train_setup.cpp, one update in update_step.cpp, checkpoint contents in
+// train_checkpoint.cpp, publishing in hub_publish.cpp.
 #include "lerobot/train/trainer.h"
 
 #include "lerobot/common/logging.h"
 #include "lerobot/common/timer.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/checkpoint.h"
+#include "lerobot/train/hub_publish.h"
 #include "lerobot/train/metrics/metrics_tracker.h"
 #include "lerobot/train/train_checkpoint.h"
 #include "lerobot/train/train_logging.h"
@@ -56,6 +58,8 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   }
   s.group->barrier();
   logger.finish(step);
+  // --policy.push_to_hub (checked before the first step): the other ranks are done and exit.
+  if (s.cfg.policy->push_to_hub && s.is_main()) publish_trained_policy(s);
   TrainResult result;
   result.final_step = step;
   result.output_dir = s.output_dir;
