@@ -112,8 +112,10 @@ int train_main(const Args& input) {
                  "accumulation steps; the learning rate is never scaled for you.\n"
                  "Without --dataset.root (and without --config_path or --policy.path) it runs the built-in\n"
                  "DEMO: ACT on reach2d expert demonstrations generated into the cache, then an evaluation.\n"
-                 "--wandb.enable and --policy.push_to_hub are refused (metrics: train_metrics.jsonl and\n"
-                 "tensorboard/ in the output dir; upload with huggingface-cli).\n\n"
+                 "Metrics go to train_metrics.jsonl and tensorboard/ in the output dir, and with\n"
+                 "--wandb.enable=true also to Weights & Biases (rank 0, through the Python wandb package:\n"
+                 "`pip install wandb`, `wandb login` or --wandb.mode=offline; see docs/WANDB.md).\n"
+                 "--policy.push_to_hub is refused (upload with huggingface-cli).\n\n"
               << kLauncherHelp << "\nflags:\n";
     print_help(cfg, std::cout);
     return 0;

@@ -107,10 +107,6 @@ bool truthy(const std::string& v) { return v == "true" || v == "True" || v == "1
 // Flags of LeRobot features lerobot.cpp does not have: refused, naming what to use instead.
 void refuse_unavailable_features(const std::vector<Flag>& flags) {
   for (const auto& f : flags) {
-    if (f.key == "wandb.enable" && truthy(f.value))
-      throw_usage("Weights & Biases logging is not available in lerobot.cpp", "--wandb.enable",
-                  "drop --wandb.enable: every metric goes to <output_dir>/train_metrics.jsonl and "
-                  "<output_dir>/tensorboard/ (tensorboard --logdir=<output_dir>)");
     if (f.key == "policy.push_to_hub" && truthy(f.value))
       throw_usage("lerobot.cpp does not upload to the Hugging Face Hub", "--policy.push_to_hub",
                   "drop --policy.push_to_hub (our default is false; LeRobot's is true) and upload after training: "
@@ -154,12 +150,7 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     throw_usage("--resume=true needs the checkpoint to continue", "--config_path",
                 "pass --config_path=<output_dir>/checkpoints/last/pretrained_model");
   // Only a file (a LeRobot train_config.json or config.json, where push_to_hub defaults to true)
-  // can still have set them: nothing is uploaded from here, say so and go on.
-  if (cfg.wandb.enable) {
-    LOG_WARNING << "wandb.enable=true in the config file: W&B is not available in lerobot.cpp; metrics go to "
-                   "train_metrics.jsonl and tensorboard/ in the output dir";
-    cfg.wandb.enable = false;
-  }
+  // can still have set it: nothing is uploaded from here, say so and go on.
   if (cfg.policy && cfg.policy->push_to_hub) {
     LOG_WARNING << "policy.push_to_hub=true in the config file: lerobot.cpp does not upload; upload "
                    "checkpoints/last/pretrained_model with huggingface-cli";
