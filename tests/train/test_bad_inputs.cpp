@@ -2,6 +2,8 @@
 // code and a message naming the flag or file, before any work starts; nothing escapes raw.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/datasets/dataset_metadata.h"
 #include "train_test_helpers.h"
@@ -92,7 +94,10 @@ TEST(BadInputs, ValuesThatWereAcceptedAndWrongAreUsageErrors) {
   expect_cli(train_args(out, {"--num_processes=-2"}), 2, {"--num_processes"});
   expect_cli(train_args(out, {"--policy.chunk_size=0", "--policy.n_action_steps=0"}), 2, {"chunk_size"});
   expect_cli(train_args(out, {"--tolerance_s=-1"}), 2, {"tolerance_s"});
-  expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "train_metrics.jsonl"});
+  // W&B needs a Python with wandb (test_wandb.cpp has the runs): one that cannot be started is named.
+  ::setenv("LEROBOT_CPP_PYTHON", "/nonexistent/python3", 1);
+  expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "/nonexistent/python3", "pip install wandb"});
+  ::unsetenv("LEROBOT_CPP_PYTHON");
   expect_cli(train_args(out, {"--policy.push_to_hub=true"}), 2, {"--policy.push_to_hub", "huggingface-cli"});
   // Augmentation entries are checked before any work: an unknown type lists the known ones, a kwarg
   // out of range names its key.
