@@ -10,6 +10,7 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/distributed/launcher.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/train/metrics/wandb_sidecar.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
 
@@ -144,6 +145,8 @@ int train_main(const Args& input) {
   const LaunchEnv env = detect_launch_env();
   const int total = lf.num_processes * lf.num_machines;
   if (total > 1 && env.world_size == 1) {
+    // A missing wandb package or login stops the launcher itself, before any process starts.
+    if (cfg.wandb.enable && !cfg.wandb.project.empty() && lf.machine_rank == 0) check_wandb_ready(cfg.wandb);
     LocalLaunchOptions lo;
     lo.num_processes = lf.num_processes;
     lo.num_machines = lf.num_machines;

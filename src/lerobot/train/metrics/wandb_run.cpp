@@ -67,7 +67,7 @@ std::string wandb_run_id_from_filesystem(const fs::path& output_dir) {
     std::smatch m;
     const std::string name = e.path().filename().string();
     if (std::regex_match(name, m, kRunFile)) {
-      found = m[1];
+      found = m[1].str();
       ++n;
     }
   }
@@ -82,14 +82,14 @@ std::string assign_wandb_run_id(TrainPipelineConfig& cfg, const fs::path& output
       cfg.wandb.run_id = id;
       return "must";
     }
-    LOG_WARNING << "--resume=true but the checkpoint's config has no wandb.run_id and " << (output_dir / "wandb/latest-run")
+    LOG_WARNING << "--resume=true but the checkpoint's config has no wandb.run_id and " << (output_dir / "wandb/latest-run").string()
                 << " holds no run: starting a new W&B run (pass --wandb.run_id=<id> to continue an earlier one)";
   }
   cfg.wandb.run_id = new_wandb_run_id();
   return "";
 }
 
-Json wandb_sidecar_spec(const TrainPipelineConfig& cfg, const std::string& resume, const fs::path& output_dir,
+Json wandb_sidecar_spec(TrainPipelineConfig& cfg, const std::string& resume, const fs::path& output_dir,
                         const fs::path& jsonl) {
   auto opt = [](const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); };
   Json init = Json::object();

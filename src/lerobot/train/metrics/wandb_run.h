@@ -36,8 +36,8 @@ std::string assign_wandb_run_id(TrainPipelineConfig& cfg, const fs::path& output
 
 // The sidecar's instructions: {"init": wandb.init kwargs, "jsonl", "jsonl_offset",
 // "checkpoints_dir", "existing_checkpoints", "disable_artifact", "artifact_group", "env_fps"}.
-// The config in it is the train config (to_json), which holds no secret.
-Json wandb_sidecar_spec(const TrainPipelineConfig& cfg, const std::string& resume, const fs::path& output_dir,
+// The config in it is the train config (to_json, hence non-const), which holds no secret.
+Json wandb_sidecar_spec(TrainPipelineConfig& cfg, const std::string& resume, const fs::path& output_dir,
                         const fs::path& jsonl);
 
 }  // namespace lerobot
