@@ -166,7 +166,8 @@ void WandBSidecar::finish(double timeout_s) {
   if (pipe_fd_ >= 0) ::close(pipe_fd_);
   pipe_fd_ = -1;
   if (exited_ || pid_ <= 0) return;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(timeout_s);
   bool told = false;
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
@@ -174,7 +175,7 @@ void WandBSidecar::finish(double timeout_s) {
       reap(status);
       return;
     }
-    if (!told && std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s - 2.0) < deadline) {
+    if (!told && std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) {  // say so when it is slow
       LOG_INFO << "W&B: waiting for the sidecar to finish the run (pid " << pid_ << ")";
       told = true;
     }
