@@ -101,7 +101,8 @@ row "train --tolerance_s=-1" train $TINY $D --tolerance_s=-1
 row "train --seed=-5" train $TINY $D --seed=-5
 row "train --log_freq=-1" train $TINY $D --log_freq=-1
 row "train --policy.dropout=1.5" train $TINY $D --policy.dropout=1.5
-row "train --wandb.enable=true" train $TINY $D --wandb.enable=true
+mkdir -p nowandb/wandb && echo "raise ModuleNotFoundError(\"No module named 'wandb'\")" > nowandb/wandb/__init__.py
+PYTHONPATH=$T/nowandb row "train --wandb.enable=true (Python without the wandb package)" train $TINY $D --wandb.enable=true
 row "train --policy.push_to_hub=true" train $TINY $D --policy.push_to_hub=true
 ( unset HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH; export HF_HOME="$T/no_token_home"
   row "train --policy.push_to_hub=true --policy.repo_id=me/act (no token)" train $TINY $D --policy.push_to_hub=true --policy.repo_id=me/act )

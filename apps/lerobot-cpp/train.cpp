@@ -10,8 +10,7 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/distributed/launcher.h"
 #include "lerobot/eval/record.h"
-#include "lerobot/hub/hub_client.h"
-#include "lerobot/train/hub_publish.h"
+#include "lerobot/train/metrics/wandb_sidecar.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
 
@@ -116,7 +115,9 @@ int train_main(const Args& input) {
                  "DEMO: ACT on reach2d expert demonstrations generated into the cache, then an evaluation.\n"
                  "--policy.push_to_hub=true --policy.repo_id=<user>/<name> publishes pretrained_model/ and\n"
                  "a model card to the Hub after training (HF_TOKEN or `hf auth login`; checked before the\n"
-                 "first step). --wandb.enable is refused (metrics: train_metrics.jsonl and tensorboard/).\n\n"
+                 "first step). Metrics go to train_metrics.jsonl and tensorboard/ in the output dir, and with\n"
+                 "--wandb.enable=true also to Weights & Biases (rank 0, through the Python wandb package:\n"
+                 "`pip install wandb`, `wandb login` or --wandb.mode=offline; see docs/WANDB.md).\n\n"
               << kLauncherHelp << "\nflags:\n";
     print_help(cfg, std::cout);
     return 0;
@@ -148,6 +149,8 @@ int train_main(const Args& input) {
   if (env.rank == 0) preflight_publish(cfg, hub::HubClient(hub::HubEnv::from_environment()));
   const int total = lf.num_processes * lf.num_machines;
   if (total > 1 && env.world_size == 1) {
+    // A missing wandb package or login stops the launcher itself, before any process starts.
+    if (cfg.wandb.enable && !cfg.wandb.project.empty() && lf.machine_rank == 0) check_wandb_ready(cfg.wandb);
     LocalLaunchOptions lo;
     lo.num_processes = lf.num_processes;
     lo.num_machines = lf.num_machines;

@@ -94,7 +94,10 @@ TEST(BadInputs, ValuesThatWereAcceptedAndWrongAreUsageErrors) {
   expect_cli(train_args(out, {"--num_processes=-2"}), 2, {"--num_processes"});
   expect_cli(train_args(out, {"--policy.chunk_size=0", "--policy.n_action_steps=0"}), 2, {"chunk_size"});
   expect_cli(train_args(out, {"--tolerance_s=-1"}), 2, {"tolerance_s"});
-  expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "train_metrics.jsonl"});
+  // W&B needs a Python with wandb (test_wandb.cpp has the runs): one that cannot be started is named.
+  ::setenv("LEROBOT_CPP_PYTHON", "/nonexistent/python3", 1);
+  expect_cli(train_args(out, {"--wandb.enable=true"}), 2, {"--wandb.enable", "/nonexistent/python3", "pip install wandb"});
+  ::unsetenv("LEROBOT_CPP_PYTHON");
   // Publishing is checked before any work: no repo id, then no token (HF_TOKEN unset and no token file).
   expect_cli(train_args(out, {"--policy.push_to_hub=true"}), 2, {"--policy.repo_id", "--policy.push_to_hub=false"});
   {

@@ -16,7 +16,7 @@ namespace {
 // What a run writes before its first step (the logs' empty shells and the run's config).
 bool is_early_leftover(const fs::path& dir) {
   static const std::set<std::string> early = {kTensorBoardDir, kMetricsJsonl, kTrainConfigFile,
-                                              "lerobot_cpp_config.json"};
+                                              "lerobot_cpp_config.json", "wandb"};
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
@@ -60,7 +60,7 @@ void check_output_dir(const std::string& flag_value, const fs::path& dir, bool r
   if (is_early_leftover(dir)) {
     LOG_WARNING << "Output dir " << dir.string()
                 << " holds only the empty logs of a run that stopped before its first step: removing them";
-    for (const char* name : {kTensorBoardDir, kMetricsJsonl, kTrainConfigFile, "lerobot_cpp_config.json"})
+    for (const char* name : {kTensorBoardDir, kMetricsJsonl, kTrainConfigFile, "lerobot_cpp_config.json", "wandb"})
       fs::remove_all(dir / name, ec);
     return;
   }

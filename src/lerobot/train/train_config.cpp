@@ -102,22 +102,6 @@ void TrainPipelineConfig::validate() const {
                 "use --parallelism.dp_shard=1 (plain data parallelism)");
 }
 
-namespace {
-
-bool truthy(const std::string& v) { return v == "true" || v == "True" || v == "1" || v == "yes"; }
-
-// Flags of LeRobot features lerobot.cpp does not have: refused, naming what to use instead.
-void refuse_unavailable_features(const std::vector<Flag>& flags) {
-  for (const auto& f : flags) {
-    if (f.key == "wandb.enable" && truthy(f.value))
-      throw_usage("Weights & Biases logging is not available in lerobot.cpp", "--wandb.enable",
-                  "drop --wandb.enable: every metric goes to <output_dir>/train_metrics.jsonl and "
-                  "<output_dir>/tensorboard/ (tensorboard --logdir=<output_dir>)");
-  }
-}
-
-}  // namespace
-
 TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   register_all_configs();
   TrainPipelineConfig cfg;
@@ -150,8 +134,6 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     cfg.policy->push_to_hub = false;
     cfg.policy->repo_id.reset();
   }
-  refuse_unavailable_features(flags);
-
   bool has_mp = false;
   for (const auto& f : flags) has_mp = has_mp || f.key == "accelerator.mixed_precision";
   if (const char* env = std::getenv("ACCELERATE_MIXED_PRECISION"); env && !has_mp && *env)
@@ -162,12 +144,6 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   if (cfg.resume && !cfg.checkpoint_path)
     throw_usage("--resume=true needs the checkpoint to continue", "--config_path",
                 "pass --config_path=<output_dir>/checkpoints/last/pretrained_model");
-  // Only a file (a LeRobot train_config.json) can still have set it: W&B is not here, say so and go on.
-  if (cfg.wandb.enable) {
-    LOG_WARNING << "wandb.enable=true in the config file: W&B is not available in lerobot.cpp; metrics go to "
-                   "train_metrics.jsonl and tensorboard/ in the output dir";
-    cfg.wandb.enable = false;
-  }
   // push_to_hub=true from a --config_path file is honoured (LeRobot's behaviour) when the file
   // also names the repo; a file without one (LeRobot would refuse it) is read with a warning.
   if (cfg.policy && cfg.policy->push_to_hub && !cfg.policy->repo_id &&

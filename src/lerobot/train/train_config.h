@@ -64,14 +64,18 @@ struct WandBConfig : Config {
   std::optional<std::string> notes;
   std::optional<std::string> run_id;
   std::optional<std::string> mode;
+  bool add_tags = true;
   void visit(FieldVisitor& v) override {
-    field(v, "enable", enable, "Weights & Biases logging: not available, true is refused (use train_metrics.jsonl / tensorboard/)");
-    field(v, "disable_artifact", disable_artifact, "Do not upload checkpoints as artifacts");
+    field(v, "enable", enable,
+          "Log to Weights & Biases from the main process (needs `pip install wandb` and `wandb login`, or "
+          "--wandb.mode=offline); see docs/WANDB.md");
+    field(v, "disable_artifact", disable_artifact, "Do not log checkpoints as W&B model artifacts");
     field(v, "project", project, "W&B project");
-    field(v, "entity", entity, "W&B entity");
-    field(v, "notes", notes, "W&B notes");
-    field(v, "run_id", run_id, "W&B run id");
-    field(v, "mode", mode, "W&B mode");
+    field(v, "entity", entity, "W&B entity (user or team; default: the login's)");
+    field(v, "notes", notes, "W&B run notes");
+    field(v, "run_id", run_id, "W&B run id (default: a new one, saved in train_config.json so --resume=true continues the run)");
+    field(v, "mode", mode, "online, offline (sync later with `wandb sync`) or disabled; default online");
+    field(v, "add_tags", add_tags, "Tag the run with policy, seed, dataset and env (as LeRobot)");
   }
 };
 

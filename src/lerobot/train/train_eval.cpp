@@ -19,7 +19,8 @@ Json run_training_eval(TrainSetup& s, int64_t step) {
   LOG_INFO << "eval step " << step << ": pc_success " << r.pc_success << "% over " << r.n_episodes
            << " episodes (avg_sum_reward " << r.avg_sum_reward << ", eval_s " << r.eval_s << ")";
   return Json{{"pc_success", r.pc_success}, {"avg_sum_reward", r.avg_sum_reward},
-              {"avg_max_reward", r.avg_max_reward}, {"eval_s", r.eval_s}, {"n_episodes", r.n_episodes}};
+              {"avg_max_reward", r.avg_max_reward}, {"eval_s", r.eval_s}, {"n_episodes", r.n_episodes},
+              {"video_paths", r.video_paths}};  // the W&B sidecar logs the first as eval/video
 }
 
 }  // namespace lerobot

@@ -8,6 +8,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/train/metrics/train_warnings.h"
+#include "lerobot/train/metrics/wandb_run.h"
 #include "lerobot/train/train_eval.h"
 #include "lerobot/train/train_setup.h"
 
@@ -16,6 +17,7 @@ namespace {
 
 constexpr const char* kOutputPrefix = "output/";  // device sums of the policy's named outputs
 constexpr const char* kSkippedKey = "skipped";     // steps the optimizer skipped on the device
+constexpr double kWandBFinishTimeoutS = 300.0;      // after the last step: the sidecar's final upload
 
 ReduceOp to_op(ReduceKind kind) {
   return kind == ReduceKind::kMax ? ReduceOp::kMax : kind == ReduceKind::kSum ? ReduceOp::kSum : ReduceOp::kAvg;
@@ -38,7 +40,20 @@ TrainLogger::TrainLogger(TrainSetup& s)
     jsonl_ = std::make_unique<JsonlSink>(s.output_dir / kMetricsJsonl, /*append=*/s.cfg.resume);
     tensorboard_ = std::make_unique<TensorBoardWriter>(s.output_dir / kTensorBoardDir);
     progress_ = std::make_unique<ProgressBar>(s.cfg.steps, s.start_step);
+    if (s.cfg.wandb.enable && !s.cfg.wandb.project.empty()) start_wandb();
   }
+}
+
+void TrainLogger::start_wandb() {
+  // The run id goes into the config before it is first written (banner, checkpoints), so a
+  // --resume=true of any checkpoint continues this W&B run.
+  const std::string resume = assign_wandb_run_id(s_.cfg, s_.output_dir);
+  const fs::path spec = s_.output_dir / "wandb" / "lerobot_cpp_run.json";
+  fs::create_directories(spec.parent_path());
+  write_file_atomic(spec, dump_pretty(wandb_sidecar_spec(s_.cfg, resume, s_.output_dir, jsonl_->path())));
+  wandb_ = std::make_unique<WandBSidecar>(spec);
+  LOG_INFO << "W&B: run " << *s_.cfg.wandb.run_id << " in project " << s_.cfg.wandb.project << " ("
+           << wandb_mode(s_.cfg.wandb) << (resume.empty() ? ")" : ", resumed)");
 }
 
 TrainLogger::~TrainLogger() = default;
@@ -114,7 +129,8 @@ void TrainLogger::log(int64_t step) {
     LOG_INFO << line;
     Json rec = metrics_record(tracker_);
     rec["skipped_steps"] = skipped_;
-    jsonl_->write(rec);
+    jsonl_->write(rec);  // the W&B sidecar reads it from there
+    if (wandb_) wandb_->alive();
     tensorboard_->add_scalars("train", tracker_.to_dict(), step);
     tensorboard_->flush();
     if (!warned_input_bound_) {
@@ -164,6 +180,7 @@ void TrainLogger::finish(int64_t step) {
   if (!s_.is_main()) return;
   if (progress_) progress_->finish();
   if (tensorboard_) tensorboard_->flush();
+  if (wandb_) wandb_->finish(kWandBFinishTimeoutS);
   if (skipped_ > 0) LOG_INFO << skipped_ << " optimizer steps were skipped (non-finite gradients)";
   if (s_.reducer && s_.reducer->timings().steps > 0) {
     // Rank 0's view of its gradient all-reduces (bench/train_scaling reads this line).

@@ -1,6 +1,7 @@
 // Everything the training loop reports: the start banner, per-step meters, the periodic log line
 // (reduced across ranks, printed by rank 0 to the console, JSONL and TensorBoard), the progress
 // bar, warnings (input-bound, schedule horizon), in-training evaluation and the held-out loss.
+// With --wandb.enable rank 0 also starts the W&B sidecar, which follows the JSONL file.
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include "lerobot/train/metrics/metrics_tracker.h"
 #include "lerobot/common/progress.h"
 #include "lerobot/train/metrics/tensorboard.h"
+#include "lerobot/train/metrics/wandb_sidecar.h"
 #include "lerobot/train/update_step.h"
 
 namespace lerobot {
@@ -31,13 +33,15 @@ class TrainLogger {
   void finish(int64_t step);
 
  private:
-  void read_sums();  // the device sums into the meters (one host read)
+  void read_sums();    // the device sums into the meters (one host read)
+  void start_wandb();  // rank 0: run id into the config, spec file, sidecar process
 
   TrainSetup& s_;
   MetricsTracker tracker_;
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<TensorBoardWriter> tensorboard_;
   std::unique_ptr<ProgressBar> progress_;
+  std::unique_ptr<WandBSidecar> wandb_;  // --wandb.enable, main process only
   DeviceSums device_sums_;
   int64_t skipped_ = 0;
   bool warned_input_bound_ = false;

@@ -11,6 +11,7 @@
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/hub_publish.h"
 #include "lerobot/train/metrics/metrics_tracker.h"
+#include "lerobot/train/metrics/wandb_sidecar.h"
 #include "lerobot/train/train_checkpoint.h"
 #include "lerobot/train/train_logging.h"
 #include "lerobot/train/train_setup.h"
@@ -19,6 +20,8 @@
 namespace lerobot {
 
 TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
+  // A missing wandb package or login fails here, before the dataset and model are even loaded.
+  if (cfg.wandb.enable && !cfg.wandb.project.empty() && launch.rank == 0) check_wandb_ready(cfg.wandb);
   const std::optional<fs::path> resume_from =
       cfg.resume ? std::optional<fs::path>(resolve_checkpoint_dir(cfg.checkpoint_path.value_or(""))) : std::nullopt;
   auto run = make_train_setup(std::move(cfg), launch, resume_from);

@@ -19,12 +19,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"checkpoint_format", "only safetensors is written (other values are refused)"},
       {"parallelism.dp_replicate", "the data-parallel size is the process count"},
       {"parallelism.dp_shard", "only 1 is accepted (sharded data parallelism is refused)"},
-      {"wandb.disable_artifact", "W&B is not available (--wandb.enable=true is refused)"},
-      {"wandb.project", "W&B is not available (--wandb.enable=true is refused)"},
-      {"wandb.entity", "W&B is not available (--wandb.enable=true is refused)"},
-      {"wandb.notes", "W&B is not available (--wandb.enable=true is refused)"},
-      {"wandb.run_id", "W&B is not available (--wandb.enable=true is refused)"},
-      {"wandb.mode", "W&B is not available (--wandb.enable=true is refused)"},
   };
   return flags;
 }
