@@ -13,6 +13,7 @@
 #include "lerobot/datasets/dataset_writer.h"
 #include "lerobot/datasets/lerobot_dataset.h"
 #include "lerobot/datasets/validate.h"
+#include "lerobot/io/parquet/column_reader.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/parquet/parquet_writer.h"
 
@@ -39,7 +40,9 @@ void write_dataset(const fs::path& root, int64_t episodes, bool with_video) {
   feats.push_back({kCam, "image", {kH, kW, 3}, Json(), Json()});
   if (with_video) feats.push_back({"observation.images.b", "video", {64, 64, 3}, Json(), Json()});
   feats.push_back({"action", "float32", {3}, Json::array({"x", "y", "z"}), Json()});
-  DatasetWriter w(root, kFps, feats);
+  DatasetWriterOptions o;
+  o.data_page_bytes = 8192;  // a few PNGs per page: frames are read from pages inside a row group
+  DatasetWriter w(root, kFps, feats, o);
   for (int64_t e = 0; e < episodes; ++e) {
     for (int64_t i = 0; i < kLen; ++i) {
       std::map<std::string, torch::Tensor> f = {{"observation.state", testing::synth_state(e, i)},
@@ -134,6 +137,13 @@ TEST_F(ImageDataset, DataParquetHoldsTheHfImageStruct) {
   EXPECT_EQ(names[11], "frame-000011.png");
   const auto pngs = f.read_struct_field(kCam, "bytes", f.row_group_range(0));
   EXPECT_EQ(pngs[3].substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // Pages of at most 8 KiB of values: the image column of an episode spans several pages.
+  const int cam_leaf = bytes.leaf;
+  const std::string raw = read_file(f.label(), std::uintmax_t(1) << 30);
+  const auto pages = parquet::scan_column_chunk(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(),
+                                                f.file_metadata().row_groups[0].columns[cam_leaf],
+                                                schema.leaves()[cam_leaf], f.row_group_num_rows(0));
+  EXPECT_GE(pages.data.size(), 3u);
 
   const DatasetMetadata m = load_dataset_metadata(root());
   const Json& info = m.info["features"][kCam];

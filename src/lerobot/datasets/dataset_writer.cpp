@@ -187,7 +187,9 @@ void DatasetWriter::write_data(const EpisodeInfo& ep, int64_t task_index) {
   if (!data_writer_) {
     const fs::path p = root_ / format_path_template(kDataPath, {{"chunk_index", data_chunk_}, {"file_index", data_file_}});
     fs::create_directories(p.parent_path());
-    data_writer_ = std::make_unique<ParquetWriter>(p, fields);
+    ParquetWriteOptions po;
+    po.page_bytes = options_.data_page_bytes;
+    data_writer_ = std::make_unique<ParquetWriter>(p, fields, po);
     data_writer_->set_metadata("huggingface", huggingface_metadata_json(fields));
   }
   ParquetRowGroup g(n);

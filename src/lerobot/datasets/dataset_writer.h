@@ -23,6 +23,7 @@ struct DatasetWriterOptions {
   double video_files_size_in_mb = 200;
   EncoderOptions encoder;             // LeRobot defaults: libsvtav1, yuv420p, g=2, crf=30, preset=12
   int png_compression_level = 6;      // image features (LeRobot's image writer uses 6)
+  int64_t data_page_bytes = 1 << 20;  // data parquet page size (pyarrow's default): one image's page is read alone
 };
 
 class DatasetWriter {
