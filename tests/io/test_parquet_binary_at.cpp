@@ -79,7 +79,9 @@ TEST(ParquetBinaryAt, PagesByBytesReadRowByRow) {
   // The whole-column read over the same pages agrees.
   const auto all = f.read<std::string>("img", {}, "bytes");
   for (int64_t r = 0; r < 65; ++r)
-    if (!is_null(r)) EXPECT_EQ(all.values[r], value_of(r));
+    if (!is_null(r)) {
+      EXPECT_EQ(all.values[r], value_of(r));
+    }
   EXPECT_EQ(*f.read_binary_at("img", "path", {41})[0], "frame-1.png");
 
   EXPECT_THROW(f.read_binary_at("img", "bytes", {65}), Error);
@@ -91,7 +93,7 @@ TEST(ParquetBinaryAt, PagesByBytesReadRowByRow) {
 // equal the whole-column read.
 TEST(ParquetBinaryAt, PyarrowDictionaryColumnsOfTheFixture) {
   int dictionary_columns = 0;
-  for (const fs::path p : {kRoot / "meta/tasks.parquet", kRoot / "meta/episodes/chunk-000/file-000.parquet"}) {
+  for (const fs::path& p : {kRoot / "meta/tasks.parquet", kRoot / "meta/episodes/chunk-000/file-000.parquet"}) {
     ParquetFile f(p);
     for (const auto& name : f.column_names()) {
       const auto info = f.column_info(name);
@@ -104,7 +106,9 @@ TEST(ParquetBinaryAt, PyarrowDictionaryColumnsOfTheFixture) {
       const auto got = f.read_binary_at(name, "", rows);
       for (size_t k = 0; k < rows.size(); ++k) {
         ASSERT_EQ(got[k].has_value(), !all.has_nulls() || all.valid[rows[k]]) << p << " " << name;
-        if (got[k]) EXPECT_EQ(*got[k], all.values[rows[k]]) << p << " " << name << " row " << rows[k];
+        if (got[k]) {
+          EXPECT_EQ(*got[k], all.values[rows[k]]) << p << " " << name << " row " << rows[k];
+        }
       }
     }
   }

@@ -126,8 +126,10 @@ def read_rgb8(path, out):
         prev = row
     open(out, "wb").write(struct.pack(">II", w, h) + bytes(pix))
 
-if sys.argv[1] == "write":
-    write(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
+if sys.argv[1] == "write":  # write W H PATH:COLOR_TYPE:DEPTH ...
+    for spec in sys.argv[4:]:
+        path, ct, depth = spec.rsplit(":", 2)
+        write(path, int(sys.argv[2]), int(sys.argv[3]), int(ct), int(depth))
 else:
     read_rgb8(sys.argv[2], sys.argv[3])
 )PY";
@@ -182,13 +184,15 @@ TEST_F(PngCodec, DecodesEveryColourTypeOfAnIndependentWriter) {
     int color_type, depth;
   };
   const int w = 23, h = 11;
-  for (const Case& k : {Case{"rgb8", 2, 8}, Case{"rgba8", 6, 8}, Case{"gray8", 0, 8}, Case{"gray_alpha8", 4, 8},
-                        Case{"rgb16", 2, 16}, Case{"rgba16", 6, 16}, Case{"gray16", 0, 16}, Case{"palette", 3, 8}}) {
+  const std::vector<Case> cases = {Case{"rgb8", 2, 8},    Case{"rgba8", 6, 8},  Case{"gray8", 0, 8},
+                                   Case{"gray_alpha8", 4, 8}, Case{"rgb16", 2, 16}, Case{"rgba16", 6, 16},
+                                   Case{"gray16", 0, 16}, Case{"palette", 3, 8}};
+  std::string specs;
+  for (const Case& k : cases)
+    specs += " " + (scratch_.dir / k.name).string() + ".png:" + std::to_string(k.color_type) + ":" + std::to_string(k.depth);
+  ASSERT_EQ(run_python(script_, "write " + std::to_string(w) + " " + std::to_string(h) + specs), 0);
+  for (const Case& k : cases) {
     const fs::path p = scratch_.dir / (std::string(k.name) + ".png");
-    ASSERT_EQ(run_python(script_, "write " + p.string() + " " + std::to_string(w) + " " + std::to_string(h) + " " +
-                                      std::to_string(k.color_type) + " " + std::to_string(k.depth)),
-              0)
-        << k.name;
     const std::string bytes = read_bytes(p);
     const RgbImage img = decode_png(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     ASSERT_EQ(img.width, w) << k.name;

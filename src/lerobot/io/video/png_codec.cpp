@@ -70,10 +70,11 @@ video_detail::CodecContextPtr open_codec(bool encoder, int width = 0, int height
   return ctx;
 }
 
-// One decoder per thread: the loader threads decode in parallel without reopening a codec per image.
+// A fresh codec context per image: FFmpeg 5's PNG decoder carries state from one image into the
+// next of the same size (the second decodes wrong), and opening one costs microseconds.
 DecodeContext& thread_decoder() {
   thread_local DecodeContext d;
-  if (!d.ctx) d.ctx = open_codec(false);
+  d.ctx = open_codec(false);
   return d;
 }
 
@@ -143,7 +144,6 @@ RgbImage decode_png(const uint8_t* data, size_t size) {
     }
   }
   if (err < 0) {
-    d.ctx.reset();  // a failed decoder may hold state: the next image gets a fresh one
     throw_data("corrupt PNG: " + av_error_text(err));
   }
   RgbImage img;
