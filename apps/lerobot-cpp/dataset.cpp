@@ -141,7 +141,10 @@ int stats_main(const Args& args) {
       if (f.is_string()) continue;
       if (f.is_camera()) {
         const auto& ep = m.episode(ds.episode_of(from));
-        if (!ep.videos.count(f.key) || !fs::exists(root / ep.videos.at(f.key).file)) { videos_present = false; continue; }
+        if (f.is_video() && (!ep.videos.count(f.key) || !fs::exists(root / ep.videos.at(f.key).file))) {
+          videos_present = false;
+          continue;
+        }
         std::vector<int64_t> picks;
         for (int64_t k : sample_frame_indices(to - from)) picks.push_back(from + k);
         st[f.key] = compute_image_stats(ds.decode_frames(f.key, picks));
@@ -168,7 +171,8 @@ int stats_main(const Args& args) {
   const DatasetStats agg = aggregate_stats(per_ep);
   if (!videos_present) std::cout << "note: video files absent: camera stats not recomputed\n";
   // Cameras are compared in absolute pixel units (stats in [0, 1]): the writer measures the raw
-  // frames, this decodes the lossy video, so their means agree to about 1e-3, not to float precision.
+  // frames, this decodes the lossy video, so their means agree to about 1e-3, not to float precision
+  // (image features are lossless PNGs: they agree exactly).
   constexpr double kCameraTolerance = 1e-2, kNumericTolerance = 1e-4;
   std::vector<std::string> differ;
   for (const auto& [key, st] : agg) {

@@ -1,4 +1,4 @@
-// `lerobot-cpp dataset generate --env.type=reach2d|push2d --num_episodes=N --output_dir=DIR`.
+// `lerobot-cpp dataset generate --env.type=reach2d|push2d --num_episodes=N --output_dir=DIR [--dataset.video=false]`.
 #include "dataset_generate.h"
 
 #include <iostream>
@@ -12,8 +12,17 @@
 namespace lerobot::app {
 namespace {
 
+// LeRobot's record flag: --dataset.video=false stores the camera as an image feature (PNGs).
+struct GenerateDatasetFlags : Config {
+  bool video = true;
+  void visit(FieldVisitor& v) override {
+    field(v, "video", video, "Store the camera as an AV1 video (false: an image feature, PNG bytes in the data parquet)");
+  }
+};
+
 struct GenerateConfig : Config {
   ChoicePtr<EnvConfig> env;
+  GenerateDatasetFlags dataset;
   int64_t num_episodes = 50;
   std::optional<std::string> output_dir;
   int64_t seed = 0;
@@ -22,6 +31,7 @@ struct GenerateConfig : Config {
     field(v, "num_episodes", num_episodes, "Successful episodes to record (failed expert runs are re-rolled)");
     field(v, "output_dir", output_dir, "Dataset directory to create (must not exist or be empty)");
     field(v, "seed", seed, "Env seed of the first episode; each further attempt uses the next seed");
+    field(v, "dataset", dataset, "How the dataset is stored");
   }
   void validate() const override {
     if (num_episodes < 1) throw_usage("num_episodes must be >= 1", "--num_episodes");
@@ -29,10 +39,11 @@ struct GenerateConfig : Config {
   }
 };
 
-const char* kGenerateUsage = R"(usage: lerobot-cpp dataset generate --env.type=reach2d|push2d --num_episodes=N --output_dir=DIR [--seed=0] [--env.image_size=96]
+const char* kGenerateUsage = R"(usage: lerobot-cpp dataset generate --env.type=reach2d|push2d --num_episodes=N --output_dir=DIR [--seed=0] [--env.image_size=96] [--dataset.video=true]
 
 Records the built-in task's scripted expert as a LeRobot v3.0 dataset: observation.image (AV1
-video), observation.state (agent x, y), action (target x, y), one task string; only successful
+video; with --dataset.video=false an image feature, PNG bytes in the data parquet, as LeRobot's
+record writes without video), observation.state (agent x, y), action (target x, y), one task string; only successful
 episodes, each up to and including its success step. The result is validated at the end.
 
 flags:
@@ -58,6 +69,7 @@ int dataset_generate_main(const Args& args) {
 
   RecordOptions ro;
   ro.seed = cfg.seed;
+  ro.video = cfg.dataset.video;
   const RecordResult r = record_expert_dataset(*cfg.env, cfg.num_episodes, out, ro);
   std::cout << "recorded " << r.num_episodes << " episodes, " << r.num_frames << " frames ("
             << r.failed_seeds.size() << " failed expert attempts re-rolled) into " << out.string() << "\n";

@@ -1,11 +1,14 @@
-// DatasetWriter: LeRobot v3.0 layout, one row group per episode, videos appended per episode.
+// DatasetWriter: LeRobot v3.0 layout, one row group per episode, videos appended per episode,
+// image features as PNG bytes in the data parquet (HF datasets' Image struct).
 #include "lerobot/datasets/dataset_writer.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/dataset_stats.h"
 #include "lerobot/io/parquet/parquet_writer.h"
+#include "lerobot/io/video/png_codec.h"
 #include "lerobot/io/video/video_concat.h"
 #include "lerobot/io/video/video_probe.h"
 
@@ -47,12 +50,12 @@ DatasetWriter::DatasetWriter(fs::path root, int64_t fps, std::vector<FeatureSpec
   for (auto& f : features) {
     if (f.key.find('/') != std::string::npos) throw_usage("feature keys must not contain '/'", f.key);
     if (is_default_feature(f.key)) throw_usage("feature key is reserved", f.key);
-    if (f.is_video()) {
-      if (f.shape.size() != 3 || f.shape[2] != 3) throw_usage("video features need shape [H, W, 3]", f.key);
+    if (f.is_camera()) {
+      if (f.shape.size() != 3 || f.shape[2] != 3) throw_usage(f.dtype + " features need shape [H, W, 3]", f.key);
       f.names = Json::array({"height", "width", "channels"});
-      video_cursor_[f.key] = {};
+      if (f.is_video()) video_cursor_[f.key] = {};
     } else if (f.dtype != "float32" || f.shape.size() != 1) {
-      throw_usage("only float32 1-D features and video cameras can be written", f.key);
+      throw_usage("only float32 1-D features and video or image cameras can be written", f.key);
     }
     features_.push_back(f);
   }
@@ -75,7 +78,7 @@ void DatasetWriter::add_frame(const std::map<std::string, torch::Tensor>& frame)
     auto it = frame.find(f.key);
     if (it == frame.end()) throw_usage("frame lacks feature '" + f.key + "'", root_.string());
     torch::Tensor t = it->second.detach().cpu();
-    if (f.is_video()) {
+    if (f.is_camera()) {
       const int64_t h = f.shape[0], w = f.shape[1];
       if (t.dim() == 3 && t.size(0) == h && t.size(1) == w && t.size(2) == 3) t = t.permute({2, 0, 1});
       if (t.dim() != 3 || t.size(0) != 3 || t.size(1) != h || t.size(2) != w)
@@ -116,7 +119,7 @@ void DatasetWriter::save_episode(const std::string& task) {
   DatasetStats st;
   const int64_t n = ep.length;
   for (const auto& f : features_) {
-    if (f.is_video()) {
+    if (f.is_camera()) {
       std::vector<torch::Tensor> picks;
       for (int64_t i : sample_frame_indices(n)) picks.push_back(buffer_->frames[f.key][i]);
       st[f.key] = compute_image_stats(torch::stack(picks));
@@ -140,10 +143,26 @@ void DatasetWriter::save_episode(const std::string& task) {
 void DatasetWriter::write_data(const EpisodeInfo& ep, int64_t task_index) {
   const int64_t n = ep.length;
   std::vector<ParquetField> fields;
-  int64_t row_bytes = 0;
+  int64_t row_bytes = 0, png_bytes = 0;
+  // Image features: PNG bytes and HF datasets' file name of each frame (LeRobot's image writer
+  // names them frame-000000.png; embedding keeps the base name).
+  std::map<std::string, std::pair<ParquetColumn<std::string>, ParquetColumn<std::string>>> images;
   for (const auto& f : features_) {
     if (f.is_video()) continue;
-    if (f.key == "timestamp") {
+    if (f.is_image()) {
+      fields.push_back(ParquetField::image(f.key));
+      auto& [bytes, names] = images[f.key];
+      bytes.num_rows = names.num_rows = n;
+      for (int64_t i = 0; i < n; ++i) {
+        const torch::Tensor hwc = buffer_->frames[f.key][i].permute({1, 2, 0}).contiguous();
+        bytes.values.push_back(encode_png(hwc.data_ptr<uint8_t>(), static_cast<int>(f.shape[1]),
+                                          static_cast<int>(f.shape[0]), options_.png_compression_level));
+        png_bytes += static_cast<int64_t>(bytes.values.back().size());
+        char name[32];
+        std::snprintf(name, sizeof name, "frame-%06lld.png", static_cast<long long>(i));
+        names.values.push_back(name);
+      }
+    } else if (f.key == "timestamp") {
       fields.push_back(ParquetField::scalar(f.key, parquet::Type::kFloat));
       row_bytes += 4;
     } else if (is_default_feature(f.key)) {
@@ -157,7 +176,7 @@ void DatasetWriter::write_data(const EpisodeInfo& ep, int64_t task_index) {
       row_bytes += 4 * f.shape[0];
     }
   }
-  const int64_t ep_bytes = n * row_bytes;
+  const int64_t ep_bytes = n * row_bytes + png_bytes;
   const double limit = options_.data_files_size_in_mb * 1024.0 * 1024.0;
   if (data_writer_ && data_bytes_ > 0 && double(data_bytes_ + ep_bytes) >= limit) {
     data_writer_->close();
@@ -168,12 +187,18 @@ void DatasetWriter::write_data(const EpisodeInfo& ep, int64_t task_index) {
   if (!data_writer_) {
     const fs::path p = root_ / format_path_template(kDataPath, {{"chunk_index", data_chunk_}, {"file_index", data_file_}});
     fs::create_directories(p.parent_path());
-    data_writer_ = std::make_unique<ParquetWriter>(p, fields);
+    ParquetWriteOptions po;
+    po.page_bytes = options_.data_page_bytes;
+    data_writer_ = std::make_unique<ParquetWriter>(p, fields, po);
     data_writer_->set_metadata("huggingface", huggingface_metadata_json(fields));
   }
   ParquetRowGroup g(n);
+  for (const auto& [key, cols] : images) {
+    g.set<std::string>(key, cols.first, "bytes");
+    g.set<std::string>(key, cols.second, "path");
+  }
   for (const auto& f : features_) {
-    if (f.is_video() || is_default_feature(f.key)) continue;
+    if (f.is_camera() || is_default_feature(f.key)) continue;
     if (f.shape[0] == 1) g.set<float>(f.key, buffer_->values[f.key]);
     else g.set_fixed_list(f.key, buffer_->values[f.key], f.shape[0]);
   }

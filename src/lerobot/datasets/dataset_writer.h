@@ -1,5 +1,5 @@
-// DatasetWriter: records a LeRobot v3.0 dataset (data parquet, concatenated AV1 videos, episodes
-// and tasks parquet, info.json, stats.json) frame by frame, episode by episode.
+// DatasetWriter: records a LeRobot v3.0 dataset (data parquet, concatenated AV1 videos or PNG image
+// features, episodes and tasks parquet, info.json, stats.json) frame by frame, episode by episode.
 #pragma once
 
 #include <torch/torch.h>
@@ -22,12 +22,16 @@ struct DatasetWriterOptions {
   double data_files_size_in_mb = 100;   // rollover limits (small values force new files)
   double video_files_size_in_mb = 200;
   EncoderOptions encoder;             // LeRobot defaults: libsvtav1, yuv420p, g=2, crf=30, preset=12
+  int png_compression_level = 6;      // image features (LeRobot's image writer uses 6)
+  int64_t data_page_bytes = 1 << 20;  // data parquet page size (pyarrow's default): one image's page is read alone
 };
 
 class DatasetWriter {
  public:
   // `features`: the user features in order — vectors/scalars ("float32", shape [D]) and cameras
-  // ("video", shape [H, W, 3]); the five default features are appended automatically.
+  // ("video" or "image", shape [H, W, 3]: an AV1 video, or PNG bytes in the data parquet as
+  // LeRobot writes when recording with --dataset.video=false); the five default features are
+  // appended automatically.
   // `root` must not exist yet or be empty.
   DatasetWriter(fs::path root, int64_t fps, std::vector<FeatureSpec> features,
                 DatasetWriterOptions options = {});

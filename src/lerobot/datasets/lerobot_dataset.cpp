@@ -8,6 +8,7 @@
 #include "lerobot/datasets/video_checks.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/video/frame_lookup.h"
+#include "lerobot/io/video/png_codec.h"
 
 namespace lerobot {
 
@@ -73,7 +74,10 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
   for (const auto& f : meta_.features)
     if (!f.is_camera() && !f.is_string()) specs.push_back(&f);
   std::map<std::string, std::vector<torch::Tensor>> parts;
-  std::map<std::string, std::unique_ptr<ParquetFile>> files;
+  std::map<std::string, std::shared_ptr<ParquetFile>> files;
+  std::vector<std::string> image_keys;
+  for (const auto& f : meta_.features)
+    if (f.is_image()) image_keys.push_back(f.key);
   int64_t row = 0;
   for (int64_t e : selected_) {
     const EpisodeInfo& ep = meta_.episode(e);
@@ -85,7 +89,12 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
       if (!fs::exists(p))
         throw_data("data file of episode " + std::to_string(e) + " is missing", p.string(),
                    "restore the dataset's data/ folder");
-      pf = std::make_unique<ParquetFile>(p);
+      pf = std::make_shared<ParquetFile>(p);
+      for (const auto& k : image_keys) {
+        if (!pf->has_column(k))
+          throw_data("image column '" + k + "' is missing", pf->label(), "the data parquet does not match info.json");
+        image_files_[ep.data_file.string()] = pf;
+      }
     }
     const RowRange range{ep.data_row_begin, ep.data_row_begin + ep.length};
     if (range.end > pf->num_rows())
@@ -162,8 +171,7 @@ torch::Tensor LeRobotDataset::decode_frames(const std::string& key, const std::v
   const FeatureSpec& spec = meta_.feature(key);
   const int64_t e = episode_of(abs.front());
   const EpisodeInfo& ep = meta_.episode(e);
-  if (spec.is_image())
-    throw_data("PNG image features are not supported by this reader (only video)", key);
+  if (spec.is_image()) return decode_images(spec, e, abs);
   auto vit = ep.videos.find(key);
   if (vit == ep.videos.end())
     throw_data("episode " + std::to_string(e) + " has no video location for '" + key + "'",
@@ -190,6 +198,43 @@ torch::Tensor LeRobotDataset::decode_frames(const std::string& key, const std::v
     throw_data("cannot decode " + where() + ", camera '" + key + "': " + err.problem(), path.string(),
                err.fix().empty() ? "check the video file" : err.fix());
   }
+}
+
+torch::Tensor LeRobotDataset::decode_images(const FeatureSpec& spec, int64_t e, const std::vector<int64_t>& abs) const {
+  const EpisodeInfo& ep = meta_.episode(e);
+  auto fit = image_files_.find(ep.data_file.string());
+  if (fit == image_files_.end()) throw_usage("episode " + std::to_string(e) + " is not loaded", meta_.root.string());
+  const ParquetFile& f = *fit->second;
+  std::vector<int64_t> rows;
+  for (int64_t a : abs) {
+    if (a < ep.dataset_from_index || a >= ep.dataset_to_index)
+      throw_usage("frames of one episode expected; index " + std::to_string(a) + " is outside episode " + std::to_string(e),
+                  spec.key);
+    rows.push_back(ep.data_row_begin + (a - ep.dataset_from_index));
+  }
+  const auto bytes = f.read_binary_at(spec.key, "bytes", rows);
+  const auto [h, w] = camera_height_width(spec);
+  torch::Tensor out = torch::empty({static_cast<int64_t>(rows.size()), 3, h, w}, torch::kUInt8);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = f.label() + " row " + std::to_string(rows[i]) + " (episode " + std::to_string(e) +
+                              ", frame_index " + std::to_string(abs[i] - ep.dataset_from_index) + "), column '" +
+                              spec.key + "'";
+    if (!bytes[i])
+      throw_data("the image is null (no PNG bytes)", where, "re-record the frame or drop the episode (--dataset.episodes)");
+    RgbImage img;
+    try {
+      img = decode_png(reinterpret_cast<const uint8_t*>(bytes[i]->data()), bytes[i]->size());
+    } catch (const Error& err) {
+      throw_data("cannot decode the image: " + err.problem(), where,
+                 "the PNG is corrupt; re-record the frame or drop the episode (--dataset.episodes)");
+    }
+    if (img.height != h || img.width != w)
+      throw_data("the image is " + std::to_string(img.width) + "x" + std::to_string(img.height) + " but info.json says " +
+                     std::to_string(w) + "x" + std::to_string(h),
+                 where, "fix the feature's shape in meta/info.json");
+    out[static_cast<int64_t>(i)].copy_(torch::from_blob(img.pixels.data(), {h, w, 3}, torch::kUInt8).permute({2, 0, 1}));
+  }
+  return out;
 }
 
 DatasetItem LeRobotDataset::get_item(int64_t a) const {

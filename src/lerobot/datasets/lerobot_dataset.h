@@ -1,5 +1,6 @@
 // LeRobotDataset: random access to the frames of a local LeRobot dataset (v3.0 or v2.1), with
-// LeRobot's delta-timestamp windows, edge padding ("<key>_is_pad") and video frame decoding.
+// LeRobot's delta-timestamp windows, edge padding ("<key>_is_pad"), video frame decoding and
+// image features (`dtype: image`, PNG bytes in the data parquet) served as video frames are.
 #pragma once
 
 #include <torch/torch.h>
@@ -16,6 +17,8 @@
 #include "lerobot/io/video/decoder_cache.h"
 
 namespace lerobot {
+
+class ParquetFile;
 
 // Feature key -> integer frame offsets (e.g. "action" -> 0..99).
 using DeltaIndices = std::map<std::string, std::vector<int64_t>>;
@@ -65,7 +68,8 @@ class LeRobotDataset {
   // Episode of a global frame index (throws if not selected).
   int64_t episode_of(int64_t abs_index) const;
 
-  // Camera frames of `key` for the given global indices, uint8 (N, C, H, W).
+  // Camera frames of `key` (video or image feature) for the given global indices of one
+  // episode, uint8 (N, 3, H, W).
   torch::Tensor decode_frames(const std::string& key, const std::vector<int64_t>& abs_indices) const;
 
  private:
@@ -74,6 +78,7 @@ class LeRobotDataset {
     bool scalar = false;
   };
   int64_t loaded_row(int64_t abs_index) const;
+  torch::Tensor decode_images(const FeatureSpec& spec, int64_t episode, const std::vector<int64_t>& abs) const;
   size_t selected_pos(int64_t abs_index) const;
 
   DatasetMetadata meta_;
@@ -83,6 +88,7 @@ class LeRobotDataset {
   int64_t num_frames_ = 0;
   std::map<std::string, Column> columns_;
   mutable std::unique_ptr<DecoderCache> decoders_;
+  std::map<std::string, std::shared_ptr<const ParquetFile>> image_files_;  // data file -> reader, when images
 };
 
 // LeRobot's resolve_delta_timestamps in frame units: "action" gets action_delta_indices, every

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "lerobot/common/error.h"
@@ -14,6 +15,7 @@
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/datasets/video_checks.h"
 #include "lerobot/io/video/frame_lookup.h"
+#include "lerobot/io/video/png_codec.h"
 #include "lerobot/io/video/video_probe.h"
 
 namespace lerobot {
@@ -78,6 +80,55 @@ void check_info(Ctx& c, const DatasetMetadata& m) {
   }
 }
 
+// Image features: the HF datasets Image struct {bytes, path}, declared as Image in the
+// "huggingface" metadata, every PNG decodable at the size info.json gives. The first bad PNG of a
+// column is named by file, row and column; the rest are counted.
+void check_images(Ctx& c, const DatasetMetadata& m, const ParquetFile& f, const fs::path& path) {
+  nlohmann::json hf;
+  if (auto it = f.metadata().find("huggingface"); it != f.metadata().end())
+    hf = nlohmann::json::parse(it->second, nullptr, false);
+  for (const auto& s : m.features) {
+    if (!s.is_image() || !f.has_column(s.key)) continue;
+    const auto info = f.column_info(s.key);
+    if (info.fields != std::vector<std::string>{"bytes", "path"}) {
+      c.bad(path, "image column '" + s.key + "' is not the struct {bytes, path} that HF datasets' Image writes");
+      continue;
+    }
+    if (hf.is_object()) {
+      const auto* feats = hf.contains("info") && hf["info"].is_object() && hf["info"].contains("features") ? &hf["info"]["features"] : nullptr;
+      if (!feats || !feats->is_object() || !feats->contains(s.key) || !(*feats)[s.key].is_object() ||
+          (*feats)[s.key].value("_type", "") != "Image")
+        c.bad(path, "the 'huggingface' metadata does not declare '" + s.key + "' as an Image feature");
+    }
+    const auto [h, w] = camera_height_width(s);
+    int64_t bad = 0;
+    std::string first;
+    for (int g = 0; g < f.num_row_groups(); ++g) {
+      const RowRange rr = f.row_group_range(g);
+      const ParquetColumn<std::string> col = f.read<std::string>(s.key, rr, "bytes");
+      for (size_t i = 0; i < col.values.size(); ++i) {
+        std::string why;
+        if (col.has_nulls() && !col.valid[i]) {
+          why = "the image is null (no PNG bytes)";
+        } else {
+          try {
+            const RgbImage img = decode_png(reinterpret_cast<const uint8_t*>(col.values[i].data()), col.values[i].size());
+            if (img.height != h || img.width != w)
+              why = "the image is " + std::to_string(img.width) + "x" + std::to_string(img.height) + " but info.json says " +
+                    std::to_string(w) + "x" + std::to_string(h);
+          } catch (const Error& e) {
+            why = "cannot decode the PNG: " + e.problem();
+          }
+        }
+        if (why.empty()) continue;
+        if (bad++ == 0) first = "row " + std::to_string(rr.begin + int64_t(i)) + ", column '" + s.key + "': " + why;
+      }
+    }
+    if (bad == 1) c.bad(path, first);
+    else if (bad > 1) c.bad(path, first + " (and " + std::to_string(bad - 1) + " more bad image(s) in this column)");
+  }
+}
+
 void check_data(Ctx& c, const DatasetMetadata& m) {
   const std::vector<fs::path> files = data_files(m);
   if (files.empty()) c.bad(m.root / "data", "no data parquet files");
@@ -100,8 +151,9 @@ void check_data(Ctx& c, const DatasetMetadata& m) {
       }
       if (f.column_names() != expected) c.bad(path, "columns differ from the non-video features in info.json order");
       if (f.has_column("task")) c.bad(path, "has a 'task' string column");
+      check_images(c, m, f, path);
       for (const auto& s : m.features) {
-        if (s.is_video() || !f.has_column(s.key)) continue;
+        if (s.is_camera() || !f.has_column(s.key)) continue;
         const auto info = f.column_info(s.key);
         if (s.shape == std::vector<int64_t>{1} && info.list_depth != 0) c.bad(path, "'" + s.key + "' must be a scalar column");
         if (s.shape.size() == 1 && s.shape[0] > 1) {

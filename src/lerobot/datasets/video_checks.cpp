@@ -8,11 +8,8 @@
 #include "lerobot/io/video/video_decoder.h"
 
 namespace lerobot {
-namespace {
 
-// (height, width) of a camera feature: info.json names say where the channels are; (H, W, C)
-// when they do not.
-std::pair<int64_t, int64_t> camera_hw(const FeatureSpec& f) {
+std::pair<int64_t, int64_t> camera_height_width(const FeatureSpec& f) {
   if (f.shape.size() != 3) return {0, 0};
   if (f.names.is_array() && f.names.size() == 3 && f.names[0].is_string()) {
     const std::string n = f.names[0].get<std::string>();
@@ -21,13 +18,11 @@ std::pair<int64_t, int64_t> camera_hw(const FeatureSpec& f) {
   return {f.shape[0], f.shape[1]};
 }
 
-}  // namespace
-
 std::vector<std::string> video_stream_problems(const DatasetMetadata& meta, const std::string& key, const VideoInfo& vi) {
   std::vector<std::string> out;
   const FeatureSpec* f = meta.find_feature(key);
   if (f == nullptr) return out;
-  const auto [h, w] = camera_hw(*f);
+  const auto [h, w] = camera_height_width(*f);
   if (h > 0 && (vi.height != h || vi.width != w))
     out.push_back("camera '" + key + "' video is " + std::to_string(vi.width) + "x" + std::to_string(vi.height) +
                   " but info.json says " + std::to_string(w) + "x" + std::to_string(h));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@
 #include "lerobot/io/video/video_probe.h"
 
 namespace lerobot {
+
+// (height, width) of a camera feature: info.json names say where the channels are; (H, W, C)
+// when they do not. (0, 0) unless the shape is 3-D.
+std::pair<int64_t, int64_t> camera_height_width(const FeatureSpec& f);
 
 // Problems of camera `key`'s video `vi` against info.json (size vs the feature's shape, frame rate
 // vs the dataset's fps). Empty: consistent.

@@ -35,8 +35,8 @@ std::string task_description(const std::string& task) {
   throw_usage("unknown task '" + task + "'", "env.task", "use reach2d or push2d");
 }
 
-std::vector<FeatureSpec> expert_dataset_features(const EnvSpec& spec) {
-  FeatureSpec image{spec.image_key, "video", {spec.image_size, spec.image_size, 3},
+std::vector<FeatureSpec> expert_dataset_features(const EnvSpec& spec, bool video) {
+  FeatureSpec image{spec.image_key, video ? "video" : "image", {spec.image_size, spec.image_size, 3},
                     Json::array({"height", "width", "channels"}), nullptr};
   FeatureSpec state{spec.state_key, "float32", {spec.state_dim}, Json::array({"x", "y"}), nullptr};
   FeatureSpec action{spec.action_key, "float32", {spec.action_dim}, Json::array({"x", "y"}), nullptr};
@@ -48,12 +48,12 @@ RecordResult record_expert_dataset(const EnvConfig& env_cfg, int64_t num_episode
   if (num_episodes < 1) throw_usage("num_episodes must be >= 1", "--num_episodes");
   auto env = make_single_env(env_cfg);
   const EnvSpec spec = env->spec();
-  if (spec.image_size < 64)
+  if (options.video && spec.image_size < 64)
     throw_usage("image_size " + std::to_string(spec.image_size) + " is below the AV1 encoder's 64x64 minimum",
                 "--env.image_size", "pass --env.image_size=64 or more");
   const std::string task = task_description(spec.task);
   auto expert = make_expert(spec.task);
-  DatasetWriter writer(output_dir, spec.fps, expert_dataset_features(spec), options.writer);
+  DatasetWriter writer(output_dir, spec.fps, expert_dataset_features(spec, options.video), options.writer);
 
   const int64_t s = spec.image_size;
   RecordResult result;

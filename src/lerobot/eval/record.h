@@ -17,9 +17,10 @@ namespace lerobot {
 // The language instruction of a task ("reach2d" -> "Move the blue disc onto the green square.").
 std::string task_description(const std::string& task);
 
-// The recorded features: observation.image (video, [S,S,3], ["height","width","channels"]),
-// observation.state (float32 [2], ["x","y"]), action (float32 [2], ["x","y"]).
-std::vector<FeatureSpec> expert_dataset_features(const EnvSpec& spec);
+// The recorded features: observation.image ([S,S,3], ["height","width","channels"]; an AV1 video,
+// or with video=false an image feature: PNGs in the data parquet), observation.state (float32 [2],
+// ["x","y"]), action (float32 [2], ["x","y"]).
+std::vector<FeatureSpec> expert_dataset_features(const EnvSpec& spec, bool video = true);
 
 struct RecordOptions {
   int64_t seed = 0;  // the first episode's seed; every attempt (kept or not) uses the next one
@@ -27,6 +28,7 @@ struct RecordOptions {
   // guards against an endless loop).
   int64_t max_consecutive_failures = 100;
   DatasetWriterOptions writer;  // LeRobot's defaults (AV1 videos)
+  bool video = true;            // false: the camera is an image feature (LeRobot's --dataset.video=false)
   bool log_progress = true;
 };
 
@@ -41,7 +43,7 @@ struct RecordResult {
 // Rolls out the task's scripted expert and records each successful episode: every step up to and
 // including the success step, frame t = (observation before step t, action of step t). Failed
 // episodes are dropped and the next seed is tried. `output_dir` must not exist or be empty.
-// Needs env image_size >= 64 (the AV1 encoder's minimum).
+// Videos need env image_size >= 64 (the AV1 encoder's minimum).
 RecordResult record_expert_dataset(const EnvConfig& env_cfg, int64_t num_episodes, const fs::path& output_dir,
                                    const RecordOptions& options = {});
 

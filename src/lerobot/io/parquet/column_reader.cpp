@@ -70,8 +70,8 @@ void set_decode_limits(int64_t max_values, int64_t max_bytes) {
   g_max_bytes = max_bytes;
 }
 
-ChunkData read_column_chunk(const uint8_t* file, size_t file_size, const ColumnChunk& cc,
-                            const LeafInfo& leaf, int64_t row_group_rows) {
+ChunkPages scan_column_chunk(const uint8_t* file, size_t file_size, const ColumnChunk& cc, const LeafInfo& leaf,
+                             int64_t row_group_rows) {
   if (!cc.has_meta_data) fail("column chunk has no metadata");
   if (cc.external) fail("column chunk data lives in another file (unsupported)");
   const ColumnMetaData& m = cc.meta_data;
@@ -87,86 +87,118 @@ ChunkData read_column_chunk(const uint8_t* file, size_t file_size, const ColumnC
   if (leaf.max_rep == 0 && m.num_values != row_group_rows)
     fail("column chunk has " + std::to_string(m.num_values) + " values for " +
          std::to_string(row_group_rows) + " rows");
-
-  ChunkData out;
-  out.values.reset(leaf.type, leaf.type_length);
+  ChunkPages out;
   const size_t total = static_cast<size_t>(m.num_values);
-  Values dict;
-  bool has_dict = false;
-  std::vector<uint8_t> buf;
-  std::vector<uint32_t> tmp;
+  size_t levels = 0;
   size_t pos = static_cast<size_t>(start);
   const size_t end = pos + static_cast<size_t>(len);
-  while (out.num_levels < total) {
+  while (levels < total) {
     if (pos >= end) fail("column chunk ends before all of its values were read");
     size_t consumed = 0;
-    PageHeader h = parse_page_header(file + pos, end - pos, &consumed);
+    PageRef p;
+    p.header = parse_page_header(file + pos, end - pos, &consumed);
     pos += consumed;
+    const PageHeader& h = p.header;
     const size_t psize = static_cast<size_t>(h.compressed_page_size);
     if (psize > end - pos) fail("page extends past the end of the column chunk");
-    const uint8_t* page = file + pos;
+    p.body = pos;
     pos += psize;
-    if (h.has_crc && crc32_of(page, psize) != h.crc) fail("page CRC mismatch (corrupt page)");
-    const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
-
     if (h.type == PageType::kDictionaryPage) {
       if (!h.has_dict) fail("dictionary page without its header");
-      if (has_dict || out.num_levels > 0) fail("unexpected second dictionary page");
+      if (out.has_dict || levels > 0) fail("unexpected second dictionary page");
       if (h.dict.num_values < 0) fail("negative dictionary size");
-      decompress(m.codec, page, psize, usize, &buf);
-      dict.reset(leaf.type, leaf.type_length);
-      decode_plain(buf.data(), buf.size(), static_cast<size_t>(h.dict.num_values), &dict);
-      has_dict = true;
+      out.dict = p;
+      out.has_dict = true;
       continue;
     }
     if (h.type != PageType::kDataPage && h.type != PageType::kDataPageV2) continue;  // index pages
-
     const bool v2 = h.type == PageType::kDataPageV2;
     if (v2 ? !h.has_data_v2 : !h.has_data) fail("data page without its header");
     const int32_t nv = v2 ? h.data_v2.num_values : h.data.num_values;
-    if (nv < 0 || static_cast<size_t>(nv) > total - out.num_levels)
+    if (nv < 0 || static_cast<size_t>(nv) > total - levels)
       fail("page value count " + std::to_string(nv) + " exceeds the column chunk's count");
-    const size_t n = static_cast<size_t>(nv);
-    const size_t level0 = out.num_levels;
-    const uint8_t* vals;
-    size_t vsize;
-    int32_t encoding;
-    if (!v2) {
-      decompress(m.codec, page, psize, usize, &buf);
-      size_t p = 0;
-      if (leaf.max_rep > 0)
-        p += decode_levels_v1(buf.data(), buf.size(), h.data.repetition_level_encoding, n,
-                              leaf.max_rep, &tmp, &out.rep, "repetition");
-      if (leaf.max_def > 0)
-        p += decode_levels_v1(buf.data() + p, buf.size() - p, h.data.definition_level_encoding, n,
-                              leaf.max_def, &tmp, &out.def, "definition");
-      vals = buf.data() + p;
-      vsize = buf.size() - p;
-      encoding = h.data.encoding;
-    } else {
-      const auto& d = h.data_v2;
-      if (d.repetition_levels_byte_length < 0 || d.definition_levels_byte_length < 0)
-        fail("negative level section length");
-      const size_t rl = static_cast<size_t>(d.repetition_levels_byte_length);
-      const size_t dl = static_cast<size_t>(d.definition_levels_byte_length);
-      if (rl > psize || dl > psize - rl) fail("level sections longer than the page");
-      if (leaf.max_rep > 0) decode_levels(page, rl, n, leaf.max_rep, &tmp, &out.rep, "repetition");
-      if (leaf.max_def > 0) decode_levels(page + rl, dl, n, leaf.max_def, &tmp, &out.def, "definition");
-      if (usize < rl + dl) fail("uncompressed page size smaller than its level sections");
-      if (d.is_compressed && m.codec != Codec::kUncompressed) {
-        decompress(m.codec, page + rl + dl, psize - rl - dl, usize - rl - dl, &buf);
-      } else {
-        if (psize != usize) fail("uncompressed page size differs from its stored size");
-        buf.assign(page + rl + dl, page + psize);
-      }
-      vals = buf.data();
-      vsize = buf.size();
-      encoding = d.encoding;
-    }
-    out.num_levels += n;
-    const size_t present = count_present(out.def, level0, out.num_levels, leaf.max_def);
-    decode_values(vals, vsize, encoding, present, has_dict ? &dict : nullptr, &tmp, &out.values);
+    p.first_level = levels;
+    p.num_levels = static_cast<size_t>(nv);
+    levels += p.num_levels;
+    out.data.push_back(p);
   }
+  return out;
+}
+
+Values decode_dictionary(const uint8_t* file, const ColumnChunk& cc, const LeafInfo& leaf, const PageRef& p) {
+  const PageHeader& h = p.header;
+  const size_t psize = static_cast<size_t>(h.compressed_page_size);
+  if (h.has_crc && crc32_of(file + p.body, psize) != h.crc) fail("page CRC mismatch (corrupt page)");
+  std::vector<uint8_t> buf;
+  decompress(cc.meta_data.codec, file + p.body, psize, static_cast<size_t>(h.uncompressed_page_size), &buf);
+  Values dict;
+  dict.reset(leaf.type, leaf.type_length);
+  decode_plain(buf.data(), buf.size(), static_cast<size_t>(h.dict.num_values), &dict);
+  return dict;
+}
+
+void decode_data_page(const uint8_t* file, const ColumnChunk& cc, const LeafInfo& leaf, const PageRef& p,
+                      const Values* dict, ChunkData* out) {
+  const PageHeader& h = p.header;
+  const Codec codec = cc.meta_data.codec;
+  const size_t psize = static_cast<size_t>(h.compressed_page_size);
+  const uint8_t* page = file + p.body;
+  if (h.has_crc && crc32_of(page, psize) != h.crc) fail("page CRC mismatch (corrupt page)");
+  const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  const bool v2 = h.type == PageType::kDataPageV2;
+  const size_t n = p.num_levels;
+  const size_t level0 = out->num_levels;
+  std::vector<uint8_t> buf;
+  std::vector<uint32_t> tmp;
+  const uint8_t* vals;
+  size_t vsize;
+  int32_t encoding;
+  if (!v2) {
+    decompress(codec, page, psize, usize, &buf);
+    size_t q = 0;
+    if (leaf.max_rep > 0)
+      q += decode_levels_v1(buf.data(), buf.size(), h.data.repetition_level_encoding, n, leaf.max_rep, &tmp,
+                            &out->rep, "repetition");
+    if (leaf.max_def > 0)
+      q += decode_levels_v1(buf.data() + q, buf.size() - q, h.data.definition_level_encoding, n, leaf.max_def,
+                            &tmp, &out->def, "definition");
+    vals = buf.data() + q;
+    vsize = buf.size() - q;
+    encoding = h.data.encoding;
+  } else {
+    const auto& d = h.data_v2;
+    if (d.repetition_levels_byte_length < 0 || d.definition_levels_byte_length < 0)
+      fail("negative level section length");
+    const size_t rl = static_cast<size_t>(d.repetition_levels_byte_length);
+    const size_t dl = static_cast<size_t>(d.definition_levels_byte_length);
+    if (rl > psize || dl > psize - rl) fail("level sections longer than the page");
+    if (leaf.max_rep > 0) decode_levels(page, rl, n, leaf.max_rep, &tmp, &out->rep, "repetition");
+    if (leaf.max_def > 0) decode_levels(page + rl, dl, n, leaf.max_def, &tmp, &out->def, "definition");
+    if (usize < rl + dl) fail("uncompressed page size smaller than its level sections");
+    if (d.is_compressed && codec != Codec::kUncompressed) {
+      decompress(codec, page + rl + dl, psize - rl - dl, usize - rl - dl, &buf);
+    } else {
+      if (psize != usize) fail("uncompressed page size differs from its stored size");
+      buf.assign(page + rl + dl, page + psize);
+    }
+    vals = buf.data();
+    vsize = buf.size();
+    encoding = d.encoding;
+  }
+  out->num_levels += n;
+  const size_t present = count_present(out->def, level0, out->num_levels, leaf.max_def);
+  decode_values(vals, vsize, encoding, present, dict, &tmp, &out->values);
+}
+
+ChunkData read_column_chunk(const uint8_t* file, size_t file_size, const ColumnChunk& cc,
+                            const LeafInfo& leaf, int64_t row_group_rows) {
+  const ChunkPages pages = scan_column_chunk(file, file_size, cc, leaf, row_group_rows);
+  ChunkData out;
+  out.values.reset(leaf.type, leaf.type_length);
+  Values dict;
+  if (pages.has_dict) dict = decode_dictionary(file, cc, leaf, pages.dict);
+  for (const PageRef& p : pages.data) decode_data_page(file, cc, leaf, p, pages.has_dict ? &dict : nullptr, &out);
+  const size_t total = out.num_levels;
   if (leaf.max_rep > 0) {
     if (total > 0 && out.rep[0] != 0) fail("first repetition level is not 0");
     out.num_rows = std::count(out.rep.begin(), out.rep.end(), int16_t(0));

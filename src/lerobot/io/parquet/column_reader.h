@@ -23,6 +23,28 @@ struct ChunkData {
 // allocations on hostile input). Defaults: 2^31 levels, 16 GiB.
 void set_decode_limits(int64_t max_values, int64_t max_bytes);
 
+// Where one page of a column chunk lies (body: file offset of its bytes) and which levels it holds.
+struct PageRef {
+  PageHeader header;
+  size_t body = 0;
+  size_t first_level = 0, num_levels = 0;  // data pages only
+};
+struct ChunkPages {
+  std::vector<PageRef> data;  // data pages in order
+  bool has_dict = false;
+  PageRef dict;
+};
+
+// The chunk's pages from their headers alone (no page body is read): lets a reader decode only
+// the pages that hold the rows it wants (e.g. one PNG of an image column).
+ChunkPages scan_column_chunk(const uint8_t* file, size_t file_size, const ColumnChunk& cc,
+                             const LeafInfo& leaf, int64_t row_group_rows);
+// The decoded dictionary page; checks its CRC when present.
+Values decode_dictionary(const uint8_t* file, const ColumnChunk& cc, const LeafInfo& leaf, const PageRef& p);
+// Appends one data page's levels and values to `out`; checks its CRC when present.
+void decode_data_page(const uint8_t* file, const ColumnChunk& cc, const LeafInfo& leaf, const PageRef& p,
+                      const Values* dict, ChunkData* out);
+
 // Reads every page of the chunk from the file bytes; checks page CRCs when present.
 ChunkData read_column_chunk(const uint8_t* file, size_t file_size, const ColumnChunk& cc,
                             const LeafInfo& leaf, int64_t row_group_rows);

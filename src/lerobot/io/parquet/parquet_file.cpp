@@ -1,7 +1,9 @@
 // ParquetFile: footer parsing, column lookup and typed column reads over row ranges.
 #include "lerobot/io/parquet/parquet_file.h"
 
+#include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
@@ -24,6 +26,16 @@ int64_t ParquetColumn<T>::fixed_width() const {
   return w;
 }
 
+// Page locations (and the decoded dictionary) of the chunks read_binary_at has visited.
+struct ParquetFile::PageCache {
+  struct Chunk {
+    parquet::ChunkPages pages;
+    parquet::Values dict;
+  };
+  std::mutex mu;
+  std::map<std::pair<int, int>, std::shared_ptr<const Chunk>> chunks;  // (row group, leaf)
+};
+
 ParquetFile::ParquetFile(const fs::path& path) : file_(path), label_(path.string()) {
   parse_footer(file_.data(), file_.size());
 }
@@ -34,6 +46,7 @@ ParquetFile::ParquetFile(const uint8_t* data, size_t size, std::string label)
 }
 
 void ParquetFile::parse_footer(const uint8_t* data, size_t size) {
+  page_cache_ = std::make_shared<PageCache>();
   data_ = data;
   size_ = size;
   const std::string fix = "the file is not a valid Parquet file; re-create or re-download it";
@@ -232,6 +245,68 @@ std::vector<std::string> ParquetFile::read_struct_field(const std::string& name,
   auto c = read<std::string>(name, range, field);
   if (!c.offsets.empty()) throw_usage("column '" + name + "." + field + "' is a list", label_);
   return std::move(c.values);
+}
+
+std::vector<std::optional<std::string>> ParquetFile::read_binary_at(const std::string& name, const std::string& field,
+                                                                   const std::vector<int64_t>& rows) const {
+  const int leaf_index = resolve_leaf(name, field);
+  const parquet::LeafInfo& leaf = schema_.leaves()[leaf_index];
+  if (leaf.type != Type::kByteArray || leaf.max_rep != 0)
+    throw_usage("column '" + leaf.dotted + "' is not a scalar binary column", label_);
+  std::vector<std::optional<std::string>> out;
+  out.reserve(rows.size());
+  std::shared_ptr<const PageCache::Chunk> held;  // keeps `decoded_from` alive
+  const parquet::PageRef* decoded_from = nullptr;  // rows of one page (a delta window) decode it once
+  parquet::ChunkData page;
+  for (int64_t row : rows) {
+    if (row < 0 || row >= num_rows())
+      throw_usage("row " + std::to_string(row) + " outside the file's " + std::to_string(num_rows()) + " rows", label_);
+    const int g = static_cast<int>(std::upper_bound(rg_first_row_.begin(), rg_first_row_.end(), row) - rg_first_row_.begin()) - 1;
+    const auto& cc = md_.row_groups[g].columns[leaf_index];
+    try {
+      std::shared_ptr<const PageCache::Chunk> chunk;
+      {
+        std::lock_guard<std::mutex> lock(page_cache_->mu);
+        auto it = page_cache_->chunks.find({g, leaf_index});
+        if (it != page_cache_->chunks.end()) chunk = it->second;
+      }
+      if (!chunk) {
+        auto c = std::make_shared<PageCache::Chunk>();
+        c->pages = parquet::scan_column_chunk(data_, size_, cc, leaf, md_.row_groups[g].num_rows);
+        if (c->pages.has_dict) c->dict = parquet::decode_dictionary(data_, cc, leaf, c->pages.dict);
+        std::lock_guard<std::mutex> lock(page_cache_->mu);
+        chunk = page_cache_->chunks.emplace(std::make_pair(g, leaf_index), std::move(c)).first->second;
+      }
+      const size_t level = static_cast<size_t>(row - rg_first_row_[g]);  // not repeated: one level per row
+      const auto& pages = chunk->pages.data;
+      auto p = std::upper_bound(pages.begin(), pages.end(), level,
+                                [](size_t l, const parquet::PageRef& r) { return l < r.first_level; });
+      if (p == pages.begin()) parquet::fail("no data page holds row " + std::to_string(row));
+      --p;
+      if (level >= p->first_level + p->num_levels) parquet::fail("no data page holds row " + std::to_string(row));
+      if (&*p != decoded_from) {
+        page = parquet::ChunkData();
+        page.values.reset(leaf.type, leaf.type_length);
+        decoded_from = nullptr;
+        parquet::decode_data_page(data_, cc, leaf, *p, chunk->pages.has_dict ? &chunk->dict : nullptr, &page);
+        decoded_from = &*p;
+        held = chunk;
+      }
+      const size_t k = level - p->first_level;
+      const bool present = leaf.max_def == 0 || page.def[k] == leaf.max_def;
+      if (!present) {
+        out.emplace_back(std::nullopt);
+        continue;
+      }
+      size_t vi = 0;
+      for (size_t i = 0; i < k; ++i) vi += leaf.max_def == 0 || page.def[i] == leaf.max_def;
+      if (vi >= page.values.count) parquet::fail("fewer values than definition levels say");
+      out.emplace_back(value_at<std::string>(page.values, vi));
+    } catch (const FormatError& e) {
+      fail_at(e.what(), g, leaf_index);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> ParquetFile::pandas_index_columns() const {

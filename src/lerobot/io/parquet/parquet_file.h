@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,12 @@ class ParquetFile {
   std::vector<std::string> read_struct_field(const std::string& name, const std::string& field,
                                              RowRange range = {}) const;
 
+  // Values of a scalar BYTE_ARRAY column (or struct field, e.g. an image's "bytes") at `rows`,
+  // decoding only the pages that hold them: image columns hold one PNG per row and are read a row
+  // at a time. A null value reads as nullopt. Thread-safe; page locations are cached per chunk.
+  std::vector<std::optional<std::string>> read_binary_at(const std::string& name, const std::string& field,
+                                                         const std::vector<int64_t>& rows) const;
+
   // pandas metadata: the field names of the DataFrame index columns (e.g. "__index_level_0__"
   // or "task"); empty if none.
   std::vector<std::string> pandas_index_columns() const;
@@ -109,6 +116,8 @@ class ParquetFile {
   parquet::Schema schema_;
   std::vector<int64_t> rg_first_row_;
   std::map<std::string, std::string> kv_;
+  struct PageCache;
+  std::shared_ptr<PageCache> page_cache_;
 };
 
 }  // namespace lerobot

@@ -292,11 +292,33 @@ void ParquetWriter::write_chunk(const Leaf& leaf, const ParquetRowGroup::Entry& 
   m.codec = options_.codec;
   m.data_page_offset = static_cast<int64_t>(out_.size());
   cc.file_offset = m.data_page_offset;
-  const int64_t step = options_.rows_per_page > 0 ? options_.rows_per_page : std::max<int64_t>(e.num_rows, 1);
+  // Page boundaries (row numbers): by value bytes, by row count, or one page.
+  std::vector<int64_t> bounds{0};
+  if (options_.page_bytes > 0 && leaf.depth == 0) {
+    int64_t acc = 0;
+    size_t vi = 0;
+    for (int64_t r = 0; r < e.num_rows; ++r) {
+      int64_t b = 0;
+      if (e.valid[r]) {
+        b = e.values.width ? e.values.width : static_cast<int64_t>(e.values.offsets[vi + 1] - e.values.offsets[vi]) + 4;
+        ++vi;
+      }
+      if (acc > 0 && acc + b > options_.page_bytes) {
+        bounds.push_back(r);
+        acc = 0;
+      }
+      acc += b;
+    }
+    bounds.push_back(e.num_rows);
+  } else {
+    const int64_t step = options_.rows_per_page > 0 ? options_.rows_per_page : std::max<int64_t>(e.num_rows, 1);
+    for (int64_t r = step; r < e.num_rows; r += step) bounds.push_back(r);
+    bounds.push_back(e.num_rows);
+  }
   size_t value_pos = 0;
   std::vector<uint32_t> rep, def;
-  for (int64_t r0 = 0; r0 < std::max<int64_t>(e.num_rows, 1); r0 += step) {
-    const int64_t r1 = std::min(r0 + step, e.num_rows);
+  for (size_t page = 0; page + 1 < bounds.size(); ++page) {
+    const int64_t r0 = bounds[page], r1 = bounds[page + 1];
     rep.clear();
     def.clear();
     for (int64_t r = r0; r < r1; ++r) {

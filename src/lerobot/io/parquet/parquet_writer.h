@@ -66,6 +66,10 @@ struct ParquetWriteOptions {
   bool data_page_v2 = false;        // pyarrow writes v1 pages by default
   bool write_page_crc = true;
   int64_t rows_per_page = 0;        // 0: one data page per column chunk
+  // > 0: non-list columns start a new page once a page's values would pass this many bytes
+  // (pyarrow's data_page_size, 1 MiB by default), so a reader can decode one image's page
+  // instead of the whole row group. Overrides rows_per_page for those columns.
+  int64_t page_bytes = 0;
   std::string created_by = "lerobot.cpp parquet writer";
 };
 
