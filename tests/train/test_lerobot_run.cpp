@@ -114,6 +114,21 @@ TEST(LeRobotRun, TrainConfigWithEveryKeyParsesAndIsWrittenBackKeyForKey) {
   EXPECT_EQ(diff, "");
 }
 
+TEST(LeRobotRun, DiffusionTrainConfigParsesAndIsWrittenBackKeyForKey) {
+  const fs::path file = kFixtureDir / "diffusion_train_config.json";
+  TrainPipelineConfig cfg = parse_train_config({"--config_path=" + file.string()});
+  ASSERT_TRUE(cfg.policy);
+  EXPECT_EQ(cfg.policy->type(), "diffusion");
+  ASSERT_TRUE(cfg.scheduler);
+  EXPECT_EQ(cfg.scheduler->type(), "diffuser");
+  EXPECT_TRUE(cfg.ema.enable);
+  const fs::path out = train_scratch() / "lerobot_roundtrip_diffusion";
+  fs::create_directories(out);
+  write_train_config(cfg, out);
+  EXPECT_EQ(first_difference(Json::parse(read_file(out / "train_config.json")), fixture("diffusion_train_config.json")),
+            "");
+}
+
 TEST(LeRobotRun, KeysThatWouldChangeTheResultAreRefusedByName) {
   const Json base = fixture("act_train_config.json");
   struct Case {
