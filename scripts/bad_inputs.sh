@@ -116,6 +116,11 @@ row "train --use_policy_training_preset=false --optimizer.type=multi_adam" train
 row "train --use_policy_training_preset=false --optimizer.type=adam --scheduler.type=vqbet" train $TINY $D --use_policy_training_preset=false --optimizer.type=adam --scheduler.type=vqbet
 row "train --rename_map='{\"observation.state\": \"action\"}'" train $TINY $D '--rename_map={"observation.state": "action"}'
 row "train --policy.use_peft=true" train $TINY $D --policy.use_peft=true
+row "train --peft.r=8 (LeRobot's PEFT section)" train $TINY $D --peft.r=8
+row "train --sample_weighting.type=rabc" train $TINY $D --sample_weighting.type=rabc
+row "train --job.target=a10g-small" train $TINY $D --job.target=a10g-small
+row "train --parallelism.context_parallel.ring_degree=2" train $TINY $D --parallelism.context_parallel.ring_degree=2
+row "train --accelerator.compile.enabled=true" train $TINY $D --accelerator.compile.enabled=true
 row "train --bach_size=3 (typo)" train $TINY $D --bach_size=3
 row "dataset validate DIR --require_video (typo)" dataset validate ds --require_video
 row "dataset info DIR --verbose" dataset info ds --verbose

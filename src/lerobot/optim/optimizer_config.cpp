@@ -54,8 +54,9 @@ void CosineAnnealingWithWarmupSchedulerConfig::visit(FieldVisitor& v) {
 }
 
 void DiffuserSchedulerConfig::visit(FieldVisitor& v) {
-  field(v, "name", name, "diffusers scheduler name (cosine, linear, constant, constant_with_warmup)");
+  // LeRobot's order: num_warmup_steps is declared by the base class, so draccus writes it first.
   field(v, "num_warmup_steps", num_warmup_steps, "Linear warm-up steps");
+  field(v, "name", name, "diffusers scheduler name (cosine, linear, constant, constant_with_warmup)");
 }
 
 void CosineDecayWithWarmupSchedulerConfig::visit(FieldVisitor& v) {

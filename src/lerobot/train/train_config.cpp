@@ -11,6 +11,8 @@
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/policies/register_policies.h"
 #include "lerobot/train/hub_publish.h"
+#include "lerobot/train/checkpoint.h"
+#include "lerobot/train/unused_flags.h"
 
 namespace lerobot {
 
@@ -30,6 +32,7 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "dataset", dataset, "Dataset");
   field(v, "env", env, "Simulated environment for evaluation during training");
   field(v, "policy", policy, "Policy to train");
+  field(v, "reward_model", reward_model, "LeRobot's reward-model training (not available: only null)");
   field(v, "output_dir", output_dir, "Output directory (default outputs/train/<date>/<time>_<job_name>)");
   field(v, "job_name", job_name, "Job name (default <env.type>_<policy.type> or <policy.type>)");
   field(v, "resume", resume, "Resume from --config_path=<checkpoint>/pretrained_model");
@@ -39,6 +42,8 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "batch_size", batch_size, "Batch size per process (effective = batch_size x processes x accumulation)");
   field(v, "prefetch_factor", prefetch_factor, "Batches prefetched per worker");
   field(v, "persistent_workers", persistent_workers, "Keep loader workers between epochs");
+  field(v, "dataloader_multiprocessing_context", dataloader_multiprocessing_context,
+        "Python worker start method (loader workers are threads here)");
   field(v, "steps", steps, "Training steps (micro-batches per process)");
   field(v, "env_eval_freq", env_eval_freq, "Evaluate in --env.type every N steps (0: off)");
   field(v, "log_freq", log_freq, "Log metrics every N steps");
@@ -56,7 +61,13 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "eval", eval, "Environment evaluation");
   field(v, "ema", ema, "Exponential moving average of the weights");
   field(v, "wandb", wandb, "Weights & Biases");
+  field(v, "peft", peft, "LeRobot's PEFT (LoRA) settings (not available: only null)");
+  field(v, "job", job, "Where the run happens (LeRobot's HF Jobs; only local)");
+  field(v, "save_checkpoint_to_hub", save_checkpoint_to_hub, "Upload every checkpoint to the Hub (not available)");
+  field(v, "sample_weighting", sample_weighting, "LeRobot's sample weighting, e.g. RA-BC (not available: only null)");
   field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
+  field(v, "checkpoint_path", resumed_from,
+        "The checkpoint a resumed run continued (written on resume; the checkpoint to resume is --config_path)");
   field(v, "distributed", distributed, "lerobot.cpp distributed settings");
   field(v, "cuda", cuda, "lerobot.cpp CUDA math settings");
   field(v, "optimizer_impl", optimizer_impl,
@@ -100,7 +111,43 @@ void TrainPipelineConfig::validate() const {
   if (parallelism.dp_shard != 1)
     throw_usage("sharded data parallelism is not supported yet", "parallelism.dp_shard",
                 "use --parallelism.dp_shard=1 (plain data parallelism)");
+  refuse_unsupported_lerobot_sections();
 }
+
+namespace {
+
+const Json* find_dotted(const Json& root, const std::string& dotted) {
+  const Json* at = &root;
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = dotted.find('.', begin);
+    const std::string key = dotted.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+    if (dot == std::string::npos) return at;
+    begin = dot + 1;
+  }
+}
+
+// The accepted-but-unused keys that `file` (a train_config.json) sets to something other than
+// lerobot.cpp's default for them (LeRobot's defaults): what the run's log reports once.
+std::vector<std::string> unused_keys_set_in(const Json& file) {
+  TrainPipelineConfig defaults;
+  if (const Json* type = find_dotted(file, "policy.type"); type && type->is_string())
+    defaults.policy.set_type(type->get<std::string>(), "policy.type");
+  const Json d = to_json(defaults);
+  std::vector<std::string> out;
+  for (const auto& u : accepted_unused_train_flags()) {
+    const std::string key = u.key;
+    if (key == "checkpoint_path") continue;  // LeRobot's own loader ignores it too
+    const Json* value = find_dotted(file, key);
+    const Json* fallback = find_dotted(d, key);
+    if (value && (fallback == nullptr || *value != *fallback)) out.push_back(key);
+  }
+  return out;
+}
+
+}  // namespace
 
 TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
   register_all_configs();
@@ -115,7 +162,9 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     if (!fs::exists(p))
       throw_usage("config file not found: " + p.string(), "--config_path",
                   "pass a train_config.json or the checkpoint's pretrained_model directory");
-    apply_json(cfg, load_json_or_yaml(p), "");
+    const Json file = load_json_or_yaml(p);
+    apply_json(cfg, file, "");
+    cfg.file_unused_keys = unused_keys_set_in(file);
     const fs::path extensions = p.parent_path() / kExtensionConfigFile;
     if (p.filename() == "train_config.json" && fs::exists(extensions))
       apply_json(cfg, load_json_or_yaml(extensions), kExtensionConfigFile);
@@ -183,6 +232,15 @@ void write_train_config(TrainPipelineConfig& cfg, const fs::path& dir) {
     extensions["env"] = env;
     env = nullptr;
   }
+  // LeRobot's checkpoint_path: the checkpoint this (resumed) run continued, null for a fresh run.
+  Json resumed = nullptr;
+  if (cfg.resume && cfg.checkpoint_path) {
+    try {
+      resumed = resolve_checkpoint_dir(*cfg.checkpoint_path).string();
+    } catch (const Error&) {
+    }
+  }
+  lerobot["checkpoint_path"] = resumed;
   write_file_atomic(dir / kExtensionConfigFile, dump_pretty(extensions));
   write_file_atomic(dir / "train_config.json", dump_pretty(lerobot));
 }

@@ -13,6 +13,7 @@
 #include "lerobot/optim/ema.h"
 #include "lerobot/optim/optimizer_config.h"
 #include "lerobot/policies/policy_config.h"
+#include "lerobot/train/lerobot_sections.h"
 
 namespace lerobot {
 
@@ -27,10 +28,18 @@ struct GradientAccumulationConfig : Config {
 struct AcceleratorConfig : Config {
   std::string mixed_precision = "no";
   GradientAccumulationConfig gradient_accumulation;
+  FsdpConfig fsdp;
+  DdpConfig ddp;
+  CompileConfig compile;
+  ActivationCheckpointingConfig activation_checkpointing;
   double loss_scale_init = 65536.0;
   void visit(FieldVisitor& v) override {
     field(v, "mixed_precision", mixed_precision, "no, bf16 or fp16 (fp16 uses dynamic loss scaling); env ACCELERATE_MIXED_PRECISION");
     field(v, "gradient_accumulation", gradient_accumulation, "Gradient accumulation");
+    field(v, "fsdp", fsdp, "FSDP2 settings (LeRobot; sharded runs only)");
+    field(v, "ddp", ddp, "DDP settings (LeRobot)");
+    field(v, "compile", compile, "torch.compile settings (LeRobot placeholder)");
+    field(v, "activation_checkpointing", activation_checkpointing, "Activation checkpointing (LeRobot placeholder)");
     field(v, "loss_scale_init", loss_scale_init, "Initial fp16 loss scale (lerobot.cpp; GradScaler's default)");
   }
   void validate() const override;
@@ -39,9 +48,13 @@ struct AcceleratorConfig : Config {
 struct ParallelismConfig : Config {
   int64_t dp_replicate = 1;
   int64_t dp_shard = 1;
+  ContextParallelConfig context_parallel;
+  int64_t cfg_parallel = 1;
   void visit(FieldVisitor& v) override {
     field(v, "dp_replicate", dp_replicate, "Data-parallel replicas (filled from the world size)");
     field(v, "dp_shard", dp_shard, "Sharded data parallelism (only 1 is supported)");
+    field(v, "context_parallel", context_parallel, "Context parallelism (LeRobot placeholder; only 1)");
+    field(v, "cfg_parallel", cfg_parallel, "Classifier-free-guidance parallelism (inference only; 1 for training)");
   }
 };
 
@@ -49,10 +62,16 @@ struct EvalConfig : Config {
   int64_t n_episodes = 50;
   int64_t batch_size = 0;
   bool use_async_envs = true;
+  bool recording = false;
+  std::optional<std::string> recording_repo_id;
+  bool recording_private = false;
   void visit(FieldVisitor& v) override {
     field(v, "n_episodes", n_episodes, "Episodes per evaluation");
     field(v, "batch_size", batch_size, "Environments run at once (0: auto)");
     field(v, "use_async_envs", use_async_envs, "Step environments in parallel threads");
+    field(v, "recording", recording, "Record eval rollouts as a dataset (not available)");
+    field(v, "recording_repo_id", recording_repo_id, "Hub repo for recorded rollouts (not available)");
+    field(v, "recording_private", recording_private, "Private recording repos (not available)");
   }
 };
 
@@ -115,6 +134,7 @@ struct TrainPipelineConfig : Config {
   DatasetConfig dataset;
   ChoicePtr<EnvConfig> env;
   ChoicePtr<PolicyConfig> policy;
+  Json reward_model = nullptr;  // LeRobot's reward-model training: non-null is refused
   std::optional<std::string> output_dir;
   std::optional<std::string> job_name;
   bool resume = false;
@@ -124,6 +144,7 @@ struct TrainPipelineConfig : Config {
   int64_t batch_size = 8;
   int64_t prefetch_factor = 4;
   bool persistent_workers = true;
+  std::optional<std::string> dataloader_multiprocessing_context = "spawn";
   int64_t steps = 100000;
   int64_t env_eval_freq = 20000;
   int64_t log_freq = 200;
@@ -141,7 +162,14 @@ struct TrainPipelineConfig : Config {
   EvalConfig eval;
   EmaConfig ema;
   WandBConfig wandb;
+  Json peft = nullptr;              // LeRobot's PeftConfig: non-null is refused
+  JobConfig job;
+  bool save_checkpoint_to_hub = false;
+  Json sample_weighting = nullptr;  // LeRobot's SampleWeightingConfig (RA-BC): non-null is refused
   std::map<std::string, std::string> rename_map;
+  // LeRobot's `checkpoint_path` (init=False): the checkpoint a resumed run came from, written by
+  // write_train_config; a value read from a file is ignored (the checkpoint is --config_path).
+  std::optional<std::string> resumed_from;
   DistributedConfig distributed;
   CudaConfig cuda;
   std::string optimizer_impl = "auto";
@@ -151,9 +179,18 @@ struct TrainPipelineConfig : Config {
   std::optional<std::string> checkpoint_path;
   // Not a config field: the keys of the command-line flags (the accepted-but-unused ones are logged).
   std::vector<std::string> given_flags;
+  // Not a config field: the accepted-but-unused keys that the --config_path file sets to a value
+  // other than the default (logged once with the flags).
+  std::vector<std::string> file_unused_keys;
 
   void visit(FieldVisitor& v) override;
   void validate() const override;
+
+ private:
+  // LeRobot 0.6 settings that would change what the run learns and that lerobot.cpp lacks (PEFT,
+  // sample weighting, reward models, HF Jobs, context parallelism, compile, ...): a usage error
+  // naming the key (train_config_refusals.cpp).
+  void refuse_unsupported_lerobot_sections() const;
 };
 
 inline constexpr const char* kExtensionConfigFile = "lerobot_cpp_config.json";

@@ -119,7 +119,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   s->group->barrier();  // every rank checked before rank 0 creates it
   if (s->is_main()) create_output_dir(s->output_dir);
 
-  if (const std::string unused = unused_flags_message(cfg.given_flags); !unused.empty() && s->is_main())
+  if (const std::string unused = unused_flags_message(cfg.given_flags, cfg.file_unused_keys,
+                                                                cfg.checkpoint_path.value_or("")); !unused.empty() && s->is_main())
     LOG_INFO << unused;
 
   s->seed = cfg.seed.value_or(0);

@@ -19,15 +19,54 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"checkpoint_format", "only safetensors is written (other values are refused)"},
       {"parallelism.dp_replicate", "the data-parallel size is the process count"},
       {"parallelism.dp_shard", "only 1 is accepted (sharded data parallelism is refused)"},
+      // LeRobot 0.6 keys of a train_config.json written by Python (see lerobot_sections.h).
+      {"dataloader_multiprocessing_context", "the loader's workers are threads, not processes"},
+      {"accelerator.fsdp.reshard_after_forward", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
+      {"accelerator.fsdp.wrap_modules", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
+      {"accelerator.fsdp.min_num_params", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
+      {"accelerator.fsdp.cpu_offload", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
+      {"accelerator.fsdp.ignored_modules", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
+      {"accelerator.ddp.find_unused_parameters", "torch DDP tuning; our gradient reducer gives the same gradients without it"},
+      {"accelerator.ddp.gradient_as_bucket_view", "torch DDP tuning; our gradient reducer gives the same gradients without it"},
+      {"accelerator.ddp.static_graph", "torch DDP tuning; our gradient reducer gives the same gradients without it"},
+      {"accelerator.compile.enabled", "no torch.compile in LibTorch (true is refused)"},
+      {"accelerator.compile.backend", "no torch.compile in LibTorch (--accelerator.compile.enabled=true is refused)"},
+      {"accelerator.compile.mode", "no torch.compile in LibTorch (--accelerator.compile.enabled=true is refused)"},
+      {"accelerator.compile.regional", "no torch.compile in LibTorch (--accelerator.compile.enabled=true is refused)"},
+      {"accelerator.activation_checkpointing.mode", "only none (full is refused: no activation checkpointing)"},
+      {"parallelism.context_parallel.ring_degree", "only 1 is accepted (context parallelism is refused)"},
+      {"parallelism.context_parallel.ulysses_degree", "only 1 is accepted (context parallelism is refused)"},
+      {"parallelism.cfg_parallel", "inference-only; only 1 is accepted for training"},
+      {"eval.recording", "evaluation rollouts are not recorded as datasets"},
+      {"eval.recording_repo_id", "evaluation rollouts are not recorded as datasets"},
+      {"eval.recording_private", "evaluation rollouts are not recorded as datasets"},
+      {"job.target", "the run is local: an HF Jobs flavor is refused"},
+      {"job.image", "HF Jobs settings apply to remote runs only (a remote --job.target is refused)"},
+      {"job.timeout", "HF Jobs settings apply to remote runs only (a remote --job.target is refused)"},
+      {"job.detach", "HF Jobs settings apply to remote runs only (a remote --job.target is refused)"},
+      {"job.tags", "HF Jobs settings apply to remote runs only (a remote --job.target is refused)"},
+      {"reward_model", "only null: reward-model training is refused"},
+      {"peft", "only null: PEFT adapters are refused"},
+      {"sample_weighting", "only null: sample weighting (RA-BC) is refused"},
+      {"save_checkpoint_to_hub", "only false: uploading checkpoints during training is refused"},
+      {"checkpoint_path", "LeRobot records the resumed checkpoint here; the checkpoint to resume is --config_path"},
   };
   return flags;
 }
 
-std::string unused_flags_message(const std::vector<std::string>& given_keys) {
+std::string unused_flags_message(const std::vector<std::string>& given_keys,
+                                 const std::vector<std::string>& file_keys, const std::string& file) {
   const std::set<std::string> given(given_keys.begin(), given_keys.end());
-  std::string parts;
-  for (const auto& f : accepted_unused_train_flags())
-    if (given.count(f.key)) parts += (parts.empty() ? "" : "; ") + ("--" + std::string(f.key) + " (" + f.reason + ")");
+  const std::set<std::string> in_file(file_keys.begin(), file_keys.end());
+  std::string parts, file_parts;
+  for (const auto& f : accepted_unused_train_flags()) {
+    if (given.count(f.key))
+      parts += (parts.empty() ? "" : "; ") + ("--" + std::string(f.key) + " (" + f.reason + ")");
+    else if (in_file.count(f.key))
+      file_parts += (file_parts.empty() ? "" : "; ") + (std::string(f.key) + " (" + f.reason + ")");
+  }
+  if (!file_parts.empty())
+    parts += (parts.empty() ? "" : "; ") + ("from " + (file.empty() ? std::string("the config file") : file) + ": " + file_parts);
   if (parts.empty()) return "";
   return "Flags accepted, not used by lerobot.cpp: " + parts;
 }

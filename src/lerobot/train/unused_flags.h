@@ -17,7 +17,9 @@ struct UnusedFlag {
 const std::vector<UnusedFlag>& accepted_unused_train_flags();
 
 // The line logged once at the start of a run for the listed flags among `given_keys` (the flags of
-// the command line); empty when none was given.
-std::string unused_flags_message(const std::vector<std::string>& given_keys);
+// the command line) and `file_keys` (keys that the --config_path file `file` sets to a value other
+// than the default); empty when there is none.
+std::string unused_flags_message(const std::vector<std::string>& given_keys,
+                                 const std::vector<std::string>& file_keys = {}, const std::string& file = "");
 
 }  // namespace lerobot
