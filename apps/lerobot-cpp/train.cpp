@@ -10,6 +10,8 @@
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/distributed/launcher.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/hub/hub_client.h"
+#include "lerobot/train/hub_publish.h"
 #include "lerobot/train/metrics/wandb_sidecar.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
