@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "lerobot/common/error.h"
+#include "lerobot/common/host_allocator.h"
 #include "lerobot/common/version.h"
 
 namespace {
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string command = words[0];
+  tune_host_allocator();  // before any thread starts: freed tensors are reused, not faulted in again
   const app::Args args(words.begin() + 1, words.end());
   try {
     if (command == "train") return app::train_main(args);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "lerobot/common/host_allocator.h"
 #include "lerobot/datasets/data_loader.h"
 #include "lerobot/datasets/dataset_config.h"
 #include "lerobot/datasets/dataset_writer.h"
@@ -71,6 +72,8 @@ void per_transform_ms(int64_t h, int64_t w) {
 int main(int argc, char** argv) {
   const int batches = argc > 1 ? std::atoi(argv[1]) : 20;
   const int workers = argc > 2 ? std::atoi(argv[2]) : 2;
+  // As lerobot-cpp does at start (LEROBOT_CPP_HOST_ALLOCATOR=default measures glibc's defaults).
+  const HostAllocatorTuning alloc = tune_host_allocator();
   const int64_t episodes = 4, frames = 50, h = 480, w = 640;
   const fs::path root = fs::temp_directory_path() / ("lerobot_bench_augment_" + std::to_string(::getpid()));
   fs::remove_all(root);
@@ -93,6 +96,7 @@ int main(int argc, char** argv) {
   auto ds = std::make_shared<LeRobotDataset>(root, LeRobotDatasetOptions{});
   std::printf("480x640 AV1, batch 8, %d workers, %d batches, intra-op threads %d\n", workers, batches,
               torch::get_num_threads());
+  std::printf("host allocator: %s%s\n", alloc.applied ? "" : "glibc defaults: ", alloc.reason.c_str());
   per_transform_ms(h, w);
   // Off and on alternate, three rounds, medians: a machine whose load changes during the run
   // weighs on both sides alike.

@@ -18,6 +18,7 @@
 
 #include "lerobot/common/device.h"
 #include "lerobot/common/fs.h"
+#include "lerobot/common/host_allocator.h"
 #include "lerobot/common/op_counter.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/envs/env_config.h"
@@ -44,6 +45,8 @@ double max_rss_gb() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As lerobot-cpp does at start (LEROBOT_CPP_HOST_ALLOCATOR=default measures glibc's defaults).
+  const HostAllocatorTuning alloc = tune_host_allocator();
   int steps = 20, warmup = 3;
   int64_t image_size = 96, batch_size = 8;
   std::vector<std::string> extra;
@@ -104,6 +107,7 @@ int main(int argc, char** argv) {
               static_cast<long long>(n_params), static_cast<long long>(n_tensors), static_cast<long long>(batch_size),
               static_cast<long long>(image_size), static_cast<long long>(image_size), setup->device.str().c_str(),
               setup->cfg.accelerator.mixed_precision.c_str());
+  std::printf("host allocator: %s%s\n", alloc.applied ? "" : "glibc defaults: ", alloc.reason.c_str());
   std::printf("ms/step: median %.2f  mean %.2f  min %.2f  (%d steps after %d warm-up)\n", ms[ms.size() / 2],
               total_ms / steps, ms.front(), steps, warmup);
   std::printf("samples/s: %.1f\n", 1000.0 * static_cast<double>(batch_size) / ms[ms.size() / 2]);

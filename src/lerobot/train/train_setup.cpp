@@ -104,11 +104,16 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                     s->device.str(),
                 "--policy.device", "use --policy.device=cuda (each process its own GPU), or --distributed.backend=gloo");
   if (!torch::cuda::is_available()) {
-    // Each process gets its share of the cores (DESIGN.md): cores / local processes, unless
-    // OMP_NUM_THREADS says otherwise (as in PyTorch; the launcher sets it to that share too).
-    int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, launch.local_world_size));
-    if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && std::atoi(omp) > 0) threads = std::atoi(omp);
-    torch::set_num_threads(threads);
+    // One process keeps LibTorch's own intra-op default, as a PyTorch script does (Debian's
+    // OpenBLAS builds default to 1 OpenMP thread, which leaves the cores to OpenBLAS's own pool;
+    // raising it makes the two pools spin against each other: 1.9 s vs 1.4 s per ACT step on 2
+    // cores). Several processes on one machine each get at most their share of the cores, unless
+    // OMP_NUM_THREADS says otherwise (the launcher sets it to that share too).
+    const int share = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, launch.local_world_size));
+    if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && std::atoi(omp) > 0)
+      torch::set_num_threads(std::atoi(omp));
+    else if (launch.local_world_size > 1)
+      torch::set_num_threads(std::min(torch::get_num_threads(), share));
   }
 
   // Output directory and job name.
