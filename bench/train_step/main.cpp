@@ -5,7 +5,7 @@
 //
 //   bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [any train flag:
 //                    --batch_size=8 --policy.device=cuda --accelerator.mixed_precision=bf16
-//                    --optimizer_impl=foreach --policy.dim_model=256 ...]
+//                    --optimizer_impl=foreach --cuda.graphs=false --policy.dim_model=256 ...]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -24,6 +24,7 @@
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
 #include "lerobot/train/batch_prep.h"
+#include "lerobot/train/step_capture.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_setup.h"
 #include "lerobot/train/update_step.h"
@@ -71,7 +72,12 @@ int main(int argc, char** argv) {
                                    "--output_dir=" + (dir / "out").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
-  UpdateStep update(update_step_parts(*setup));
+  const UpdateStepParts parts = update_step_parts(*setup);
+  UpdateStep plain(parts);
+  // --cuda.graphs (default true): the trainer's whole-step capture where it is safe.
+  CapturedUpdateStep update(
+      plain, parts, plan_step_capture(step_capture_facts(parts, plain, setup->cfg.cuda.graphs, setup->world_size())));
+  if (update.plan().capture) warmup = std::max(warmup, 5);  // 3 eager warm-up steps, then the capture
   setup->policy->train();
   int64_t n_params = 0, n_tensors = 0;
   for (const auto& p : setup->policy->parameters())
@@ -107,6 +113,7 @@ int main(int argc, char** argv) {
               static_cast<long long>(n_params), static_cast<long long>(n_tensors), static_cast<long long>(batch_size),
               static_cast<long long>(image_size), static_cast<long long>(image_size), setup->device.str().c_str(),
               setup->cfg.accelerator.mixed_precision.c_str());
+  std::printf("cuda graphs: %s\n", update.plan().capture ? "on (captured)" : ("off: " + update.plan().why_not).c_str());
   std::printf("host allocator: %s%s\n", alloc.applied ? "" : "glibc defaults: ", alloc.reason.c_str());
   std::printf("ms/step: median %.2f  mean %.2f  min %.2f  (%d steps after %d warm-up)\n", ms[ms.size() / 2],
               total_ms / steps, ms.front(), steps, warmup);

@@ -9,22 +9,13 @@
 
 #include "lerobot/common/error.h"
 #include "run_helper.h"
+#include "support/run_command.h"
 
 using namespace lerobot;
 using namespace lerobot_test;
 
 namespace {
-// Runs a shell command, returns (exit status, stdout+stderr).
-std::pair<int, std::string> run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return {-1, ""};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using lerobot::testing::run_command;  // tests/support/run_command.h
 }  // namespace
 
 TEST(Launcher, ChildFailureStopsTheOthersAndNamesTheRank) {
@@ -76,7 +67,7 @@ TEST_P(Torchrun, LaunchesTheNativeHelper) {
   const bool agent_store = GetParam();
   TempDir dir;
   const std::string torchrun = LEROBOT_TORCHRUN;
-  ASSERT_EQ(run_command("command -v " + torchrun).first, 0)
+  ASSERT_EQ(run_command("command -v " + torchrun).code, 0)
       << "torchrun not found: install python3-torch (scripts/setup.sh does)";
   std::string rdzv = agent_store ? "--master_port=" + std::to_string(find_free_port())
                                  : std::string("--standalone");

@@ -15,26 +15,12 @@
 
 #include "lerobot/common/safetensors_torch.h"
 #include "run_helper.h"
+#include "support/run_command.h"
 
 namespace lerobot_test {
 
-struct CommandResult {
-  int code = -1;  // exit status, or 128 + signal
-  std::string out;  // stdout and stderr
-};
-
-// Runs `cmd` through /bin/sh, stderr folded into stdout.
-inline CommandResult run_command(const std::string& cmd) {
-  CommandResult r;
-  FILE* p = popen(("(" + cmd + ") 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-  return r;
-}
+using lerobot::testing::CommandResult;  // tests/support/run_command.h
+using lerobot::testing::run_command;
 
 inline std::string cli() { return LEROBOT_CLI; }
 

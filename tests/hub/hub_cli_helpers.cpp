@@ -17,18 +17,6 @@ constexpr const char* kHubVariables[] = {"HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE
 
 }  // namespace
 
-int run_cli(const std::string& args, std::string* output) {
-  output->clear();
-  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 HubEnvironment::HubEnvironment(const std::string& endpoint, const fs::path& home) {
   for (const char* n : kHubVariables) {
     if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);

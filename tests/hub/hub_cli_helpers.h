@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "lerobot/common/fs.h"
+#include "support/run_command.h"
 
 namespace lerobot::hub::testing {
 
-// Runs `lerobot-cpp ARGS` (stdout+stderr into *output) and returns its exit code.
-int run_cli(const std::string& args, std::string* output);
+using lerobot::testing::run_cli;  // tests/support/run_command.h
 
 // A tiny ACT (the flags of tests/train's tiny run), random backbone, one step.
 inline const char* kTinyAct =

@@ -14,6 +14,7 @@
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/datasets/dataset_metadata.h"
 #include "lerobot/distributed/launch_env.h"
+#include "support/run_command.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
 #include "lerobot/optim/multi_tensor.h"
@@ -223,15 +224,7 @@ TEST(Trainer, NonFiniteLossStopsNamingTheStep) {
   }
 }
 
-int run_cli(const std::string& args, std::string* output) {
-  const std::string cmd = std::string(LEROBOT_CLI) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using testing::run_cli;  // tests/support/run_command.h
 
 TEST(TrainCli, TypoInAFlagFailsBeforeAnyWork) {
   const fs::path out = scratch() / "typo";

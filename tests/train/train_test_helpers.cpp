@@ -53,21 +53,6 @@ std::string join_args(const std::vector<std::string>& args) {
   return s;
 }
 
-int run_cli(const std::string& args, std::string* output) {
-  return run_shell(std::string(LEROBOT_CLI) + " " + args, output);
-}
-
-int run_shell(const std::string& command, std::string* output) {
-  const std::string cmd = command + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 fs::path copy_dataset(const std::string& name) {
   const fs::path dst = train_scratch() / name;
   fs::remove_all(dst);

@@ -9,6 +9,7 @@
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/fs.h"
 #include "lerobot/train/trainer.h"
+#include "support/run_command.h"  // run_cli, run_shell
 
 namespace lerobot::testing {
 
@@ -17,11 +18,6 @@ const fs::path& reach2d_dataset();    // 6 expert episodes, 64 px, recorded once
 std::vector<std::string> tiny_act_run(const fs::path& out, int64_t steps, std::vector<std::string> extra = {});
 TrainResult run_train(const std::vector<std::string>& args);
 std::string join_args(const std::vector<std::string>& args);  // " a b c"
-
-// Runs `lerobot-cpp ARGS` (stdout+stderr into *output) and returns its exit code.
-int run_cli(const std::string& args, std::string* output);
-// Runs a shell command line the same way (stdout+stderr into *output); its exit code.
-int run_shell(const std::string& command, std::string* output);
 
 // A copy of reach2d_dataset() at train_scratch()/name, to damage.
 fs::path copy_dataset(const std::string& name);

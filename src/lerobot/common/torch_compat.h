@@ -76,6 +76,13 @@ using C10dBackendBase = ::c10d::ProcessGroup;
 #endif
 // ===== end distributed ============================================================================
 
+// ===== CUDA graphs — owned by src/lerobot/common/device_graph_torch.cpp =========================
+// - at::cuda::CUDAGraph::capture_begin takes a stream-capture mode from 2.0 on; thread-local mode
+//   lets the loader's threads allocate pinned memory while the training thread captures. 1.13
+//   captures in global mode only (graphs are used on 2.x CUDA builds; 1.13 builds are CPU-only).
+#define LEROBOT_CUDAGRAPH_HAS_CAPTURE_MODE LEROBOT_TORCH_AT_LEAST(2, 0)
+// ===== end CUDA graphs ============================================================================
+
 // ===== policies (torch::nn) — owned by src/lerobot/policies =======================================
 // Only what policies/ and bench/act_latency need; both spellings are identical on 1.13 and 2.x
 // today, kept here so a future difference is fixed in one place.

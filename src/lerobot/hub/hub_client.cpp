@@ -46,10 +46,8 @@ std::vector<std::string> HubClient::auth_headers(const std::string& url) const {
   return {"Authorization: Bearer " + env_.token};
 }
 
-std::string HubClient::get_json_text(const std::string& url, RepoType type, const std::string& repo_id,
-                                     const std::string& revision) const {
-  RequestContext ctx{type, repo_id, revision, ""};
-  HttpResponse resp = with_retries(
+HttpResponse HubClient::get_with_retries(const std::string& url, const RequestContext& ctx) const {
+  return with_retries(
       options_,
       [&] {
         HttpRequest req;
@@ -58,6 +56,12 @@ std::string HubClient::get_json_text(const std::string& url, RepoType type, cons
         return http_perform(req);
       },
       ctx, *this);
+}
+
+std::string HubClient::get_json_text(const std::string& url, RepoType type, const std::string& repo_id,
+                                     const std::string& revision) const {
+  RequestContext ctx{type, repo_id, revision, ""};
+  HttpResponse resp = get_with_retries(url, ctx);
   if (resp.status != 200) throw_for_status(resp, ctx, *this);
   return resp.body;
 }

@@ -15,6 +15,9 @@
 
 namespace lerobot::hub {
 
+struct HttpResponse;
+struct RequestContext;
+
 struct HubClientOptions {
   int max_retries = 5;            // attempts after the first, for 429/5xx and broken connections
   double backoff_initial_s = 1.0; // doubled each retry ...
@@ -150,6 +153,8 @@ class HubClient {
   std::string repo_url(RepoType type, const std::string& repo_id) const;
 
  private:
+  // GET url with the token (for the Hub's own origin), retried with back-off; any status returns.
+  HttpResponse get_with_retries(const std::string& url, const RequestContext& ctx) const;
   std::string get_json_text(const std::string& url, RepoType type, const std::string& repo_id,
                             const std::string& revision) const;
   std::vector<std::string> auth_headers(const std::string& url) const;

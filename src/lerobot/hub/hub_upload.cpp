@@ -103,15 +103,7 @@ WhoAmI HubClient::whoami() const {
   if (env_.token.empty())
     throw_usage("no Hugging Face token: set HF_TOKEN or run `hf auth login` (it writes " + env_.token_path.string() + ")",
                 "HF_TOKEN", "create a token with write access at " + env_.endpoint + "/settings/tokens");
-  HttpResponse resp = with_retries(
-      options_,
-      [&] {
-        HttpRequest req;
-        req.url = url;
-        req.headers = auth_headers(url);
-        return http_perform(req);
-      },
-      ctx, *this);
+  HttpResponse resp = get_with_retries(url, ctx);
   if (resp.status == 401)
     throw_usage("the Hub refused the token (whoami answered 401 Unauthorized): it is invalid, expired or revoked",
                 "HF_TOKEN",
@@ -219,15 +211,7 @@ CommitResult HubClient::upload_files(RepoType type, const std::string& repo_id, 
   // 1. The branch head the commit goes on (an empty repo has none).
   {
     const std::string url = api + "/revision/" + url_quote(revision);
-    HttpResponse r = with_retries(
-        options_,
-        [&] {
-          HttpRequest req;
-          req.url = url;
-          req.headers = auth_headers(url);
-          return http_perform(req);
-        },
-        ctx, *this);
+    HttpResponse r = get_with_retries(url, ctx);
     if (r.status == 200) {
       result.parent = parse(r, "repo info").value("sha", "");
     } else if (!(r.status == 404 && r.header("x-error-code") == "RevisionNotFound")) {

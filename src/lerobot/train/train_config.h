@@ -123,10 +123,14 @@ struct DistributedConfig : Config {
 struct CudaConfig : Config {
   bool tf32 = true;
   bool cudnn_benchmark = true;
+  bool graphs = true;
   void visit(FieldVisitor& v) override {
     field(v, "tf32", tf32, "TF32 for float32 matmuls and convolutions on CUDA (LeRobot enables it)");
     field(v, "cudnn_benchmark", cudnn_benchmark,
           "cuDNN benchmark mode: the fastest algorithm per shape (LeRobot: on unless --cudnn_deterministic)");
+    field(v, "graphs", graphs,
+          "Whole-step CUDA graphs where safe: one process, constant lr, fused Adam/AdamW, no fp16 loss scaling "
+          "(the log says why when a run steps eagerly)");
   }
 };
 

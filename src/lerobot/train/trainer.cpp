@@ -1,7 +1,8 @@
 // The training loop. One iteration: next batch -> prepare -> update (forward, backward with
 // gradient all-reduce overlapped, clip, optimizer and scheduler step) -> metrics -> log ->
 // held-out loss -> checkpoint -> evaluation; then publishing (--policy.push_to_hub). Building the
-// pieces is in train_setup.cpp, one update in update_step.cpp, checkpoint contents in
+// pieces is in train_setup.cpp, one update in update_step.cpp (captured as a CUDA graph where safe:
+// step_capture.cpp), checkpoint contents in
 // train_checkpoint.cpp, publishing in hub_publish.cpp.
 #include "lerobot/train/trainer.h"
 
@@ -10,6 +11,7 @@
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/hub_publish.h"
+#include "lerobot/train/step_capture.h"
 #include "lerobot/train/metrics/metrics_tracker.h"
 #include "lerobot/train/metrics/wandb_sidecar.h"
 #include "lerobot/train/train_checkpoint.h"
@@ -27,19 +29,25 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   auto run = make_train_setup(std::move(cfg), launch, resume_from);
   TrainSetup& s = *run;
   TrainLogger logger(s);
-  UpdateStep update(update_step_parts(s));
+  const UpdateStepParts parts = update_step_parts(s);
+  UpdateStep update(parts);
+  CapturedUpdateStep steps(update, parts,
+                           plan_step_capture(step_capture_facts(parts, update, s.cfg.cuda.graphs, s.world_size())));
 
   int64_t step = s.start_step;
   torch::Tensor last_loss;  // on the device: read once, at the end
   s.policy->train();
   logger.banner();
+  if (s.device.is_cuda() && s.is_main())
+    LOG_INFO << "CUDA graphs: " << (steps.plan().capture ? "on (the step is captured after 3 warm-up steps)"
+                                                         : "off: " + steps.plan().why_not);
   while (step < s.cfg.steps) {
     Stopwatch step_timer;
     DataBatch raw = s.loader->next();                                   // data_s
     const double data_s = step_timer.seconds();
     Batch batch = prepare_batch(raw.tensors, s.processors, s.device);  // prep_s
     const double prep_s = step_timer.seconds() - data_s;
-    const UpdateResult u = update.run(batch, step);                    // updt_s
+    const UpdateResult u = steps.run(batch, step);                     // updt_s (a graph replay once captured)
     if (s.ema && u.synced) s.ema->step(s.policy->parameters());        // optimizer steps, not micro-batches
     ++step;
     last_loss = u.loss;

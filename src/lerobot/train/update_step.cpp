@@ -76,10 +76,14 @@ UpdateResult UpdateStep::run(const Batch& batch, int64_t step) {
   if (p_.reducer) p_.reducer->set_sync(r.synced);
   forward_backward(batch, r);
   if (r.synced) clip_and_step(step, r);
-  if (p_.scheduler) p_.scheduler->step();  // every micro-batch, as LeRobot (step_scheduler_with_optimizer=False)
-  r.lr = p_.optimizer->param_groups()[0].options().get_lr();
+  finish(r);
   r.update_s = timer.seconds();
   return r;
+}
+
+void UpdateStep::finish(UpdateResult& r) {
+  if (p_.scheduler) p_.scheduler->step();  // every micro-batch, as LeRobot (step_scheduler_with_optimizer=False)
+  r.lr = p_.optimizer->param_groups()[0].options().get_lr();
 }
 
 void UpdateStep::forward_backward(const Batch& batch, UpdateResult& r) {

@@ -67,10 +67,14 @@ class UpdateStep {
   // The parts of run(), public so that each can be measured alone (bench/step_ops, tests).
   void forward_backward(const Batch& batch, UpdateResult& r);
   void clip_and_step(int64_t step, UpdateResult& r);
+  // The host part after the device work: the scheduler steps and r.lr is read.
+  void finish(UpdateResult& r);
   // Device path: reads the count of consecutive skipped steps (one sync) and stops the run when it
   // reached max_nonfinite_steps. Call at log steps; a no-op on the host path.
   void check_nonfinite(int64_t step);
   const std::vector<torch::Tensor>& params() const { return params_; }
+  // Whether a non-finite step is skipped on the device (no host read in the step).
+  bool skips_on_device() const { return skip_on_device_; }
 
  private:
   std::string first_nonfinite_grad() const;

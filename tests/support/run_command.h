@@ -1,0 +1,23 @@
+// Running commands from tests: a shell command line or the built `lerobot-cpp`, its stdout and
+// stderr captured together. Linked into every test binary (cmake/LerobotTargets.cmake).
+#pragma once
+
+#include <string>
+
+namespace lerobot::testing {
+
+struct CommandResult {
+  int code = -1;    // exit status, or 128 + signal number when a signal ended it
+  std::string out;  // stdout and stderr, interleaved as written
+};
+
+// Runs `command` through /bin/sh with stderr folded into stdout.
+CommandResult run_command(const std::string& command);
+
+// Runs a shell command line; *output is replaced by its stdout+stderr; returns its exit code.
+int run_shell(const std::string& command, std::string* output);
+
+// Runs `lerobot-cpp ARGS` (the binary of this build) the same way.
+int run_cli(const std::string& args, std::string* output);
+
+}  // namespace lerobot::testing
