@@ -38,10 +38,13 @@ TEST(HubCache, DatasetSnapshotTreeIsHuggingfaceHubs) {
   EXPECT_EQ(snap.dir, cache / "datasets--lerobot--record-test" / "snapshots" / testing::kCommitV30);
 
   // The expected tree, from huggingface_hub's rules (file_download.py): blobs named by etag,
-  // refs/<revision> = commit, relative links from snapshots/<commit>/<file>, one lock per blob.
+  // refs/<revision> = commit, relative links from snapshots/<commit>/<file>, one lock per blob,
+  // CACHEDIR.TAG in the cache folder. (Compared on 2026-11-25 with the tree huggingface_hub
+  // 1.29.0.dev0 writes for the same repo served by hub_server.py: the same paths, links and
+  // bytes, except its trees/<commit>.json listing, new in 1.22, which we do not write.)
   const fs::path repo = tmp.path / "repos/repo_v30";
   const std::string folder = "datasets--lerobot--record-test";
-  std::vector<std::string> expected = {folder + "/refs/v3.0 = " + testing::kCommitV30};
+  std::vector<std::string> expected = {folder + "/refs/v3.0 = " + testing::kCommitV30, "CACHEDIR.TAG"};
   for (const std::string f : {"meta/info.json", "meta/stats.json", "meta/tasks.parquet",
                               "meta/episodes/chunk-000/file-000.parquet"}) {
     std::string etag = etag_of(repo / f, ends_with(f, ".parquet"));
@@ -53,6 +56,13 @@ TEST(HubCache, DatasetSnapshotTreeIsHuggingfaceHubs) {
   }
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(testing::list_tree(cache), expected);
+  EXPECT_EQ(read_file(cache / "CACHEDIR.TAG").rfind("Signature: 8a477f597d28d172789f06886806bc55\n", 0), 0u);
+  // Lock files are group-writable whatever the umask, as huggingface_hub's FileLock makes them.
+  for (const auto& e : fs::directory_iterator(cache / ".locks" / folder))
+    EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::group_write |
+                  fs::perms::others_read)
+        << e.path();
   // The links resolve to the bytes of the repo's files.
   EXPECT_EQ(read_file(snap.dir / "meta/info.json"), read_file(repo / "meta/info.json"));
   // Nothing under $HF_HUB_CACHE: datasets go to LeRobot's own hub cache.
@@ -70,6 +80,7 @@ TEST(HubCache, ModelFileTreeAndSecondRunDownloadsNothing) {
   const std::string cfg = git_blob_sha1_file(repo / "config.json"), st = sha256_file(repo / "model.safetensors");
   const std::string snap = "models--lerobot--act-test/snapshots/" + testing::kCommitModel + "/";
   std::vector<std::string> expected = {
+      "CACHEDIR.TAG",
       ".locks/models--lerobot--act-test/" + cfg + ".lock",
       ".locks/models--lerobot--act-test/" + st + ".lock",
       "models--lerobot--act-test/blobs/" + cfg,

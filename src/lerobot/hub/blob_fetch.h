@@ -10,8 +10,9 @@
 
 namespace lerobot::hub {
 
-// An exclusive flock on `path` (created), as huggingface_hub's FileLock takes on Unix, so two
-// processes (our ranks, or Python next to us) never write the same file at once.
+// An exclusive flock on `path` (created with mode 0664 whatever the umask, as huggingface_hub's
+// FileLock makes it, so a cache shared by a group stays usable), so two processes (our ranks, or
+// Python next to us) never write the same file at once.
 class DownloadLock {
  public:
   explicit DownloadLock(const fs::path& path);
@@ -28,6 +29,10 @@ class DownloadLock {
 // deleted and reported naming `where`. The caller holds the lock of `dest`.
 void fetch_checked(const HubClient& client, const fs::path& part, const fs::path& dest, const FileMetadata& m,
                    const RequestContext& ctx, const fs::path& where);
+
+// Writes `dir`/CACHEDIR.TAG (the cache-directory tag huggingface_hub writes into a cache it
+// downloads into, and into a local_dir's .cache/huggingface) unless it is there; best effort.
+void ensure_cachedir_tag(const fs::path& dir);
 
 // A 64-hex-digit sha256 (an LFS file's etag).
 bool is_sha256_hex(const std::string& s);

@@ -3,9 +3,11 @@
 // blobs/<etag> under .locks/<repo>/<etag>.lock, then linked from snapshots/<commit>/<file>.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "lerobot/common/error.h"
@@ -67,10 +69,28 @@ uint64_t file_size_or_zero(const fs::path& p) {
 
 bool is_sha256_hex(const std::string& s) { return is_hex(s, 64); }
 
+void ensure_cachedir_tag(const fs::path& dir) {
+  static const char* kCachedirTag =
+      "Signature: 8a477f597d28d172789f06886806bc55\n"
+      "# This file is a cache directory tag created by huggingface_hub.\n"
+      "# For information about cache directory tags, see:\n"
+      "#\thttps://bford.info/cachedir/\n";
+  static std::mutex mutex;  // parallel downloads: one writer
+  std::lock_guard<std::mutex> lock(mutex);
+  std::error_code ec;
+  if (fs::exists(dir / "CACHEDIR.TAG", ec)) return;
+  try {
+    fs::create_directories(dir);
+    write_file_atomic(dir / "CACHEDIR.TAG", kCachedirTag);
+  } catch (const std::exception&) {  // a read-only cache still serves what it holds
+  }
+}
+
 DownloadLock::DownloadLock(const fs::path& path) {
   fs::create_directories(path.parent_path());
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT, 0664);
   if (fd_ < 0) throw_runtime("cannot open the download lock file", path.string(), "check that the folder is writable");
+  (void)::fchmod(fd_, 0664);  // another user's lock file keeps its mode
   while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
   }
 }
@@ -188,6 +208,7 @@ fs::path HubClient::download_file(const fs::path& cache_dir, RepoType type, cons
   cache.write_ref(revision, m.commit);
   fs::path pointer = cache.pointer(m.commit, filename);
   if (fs::exists(pointer, ec)) return pointer;
+  ensure_cachedir_tag(cache_dir);  // as huggingface_hub, once something is written into the cache
   if (!fs::exists(cache.blob(m.etag), ec)) {
     DownloadLock lock(cache.lock(m.etag));
     if (!fs::exists(cache.blob(m.etag), ec))

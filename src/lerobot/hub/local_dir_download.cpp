@@ -22,11 +22,6 @@
 namespace lerobot::hub {
 namespace {
 
-const char* kCachedirTag =
-    "Signature: 8a477f597d28d172789f06886806bc55\n"
-    "# This file is a cache directory tag created by huggingface_hub.\n"
-    "# For information about cache directory tags, see:\n"
-    "#\thttps://bford.info/cachedir/\n";
 
 // base64.urlsafe_b64encode(hashlib.sha1(name).digest()): the incomplete file's prefix.
 std::string short_hash(const std::string& name) {
@@ -64,7 +59,7 @@ fs::path huggingface_dir(const fs::path& local_dir) {
   std::lock_guard<std::mutex> lock(mutex);
   fs::create_directories(dir);
   std::error_code ec;
-  if (!fs::exists(dir / "CACHEDIR.TAG", ec)) write_file_atomic(dir / "CACHEDIR.TAG", kCachedirTag);
+  ensure_cachedir_tag(dir);
   if (!fs::exists(dir / ".gitignore", ec)) write_file_atomic(dir / ".gitignore", "*");
   return dir;
 }
