@@ -11,9 +11,7 @@
 
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/act/configuration_act.h"
-#include "lerobot/distributed/launch_env.h"
 #include "lerobot/train/train_config.h"
-#include "lerobot/train/train_setup.h"
 #include "train_test_helpers.h"
 
 using namespace lerobot;
