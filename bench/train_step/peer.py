@@ -154,6 +154,7 @@ def main():
         torch.set_num_threads(a.threads)
     dev = torch.device(a.device)
     if dev.type == "cuda":  # LeRobot's train script
+        torch.backends.cudnn.benchmark = True
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
     torch.manual_seed(0)
@@ -187,18 +188,21 @@ def main():
     wait()
     ms = []
     start = time.perf_counter()
+    window_start = time.time()
     for _ in range(a.steps):
         t0 = time.perf_counter()
         step()
         wait()
         ms.append((time.perf_counter() - t0) * 1e3)
     total = (time.perf_counter() - start) * 1e3
+    window_end = time.time()
     n = sum(p.numel() for p in params)
     print(f"PyTorch {torch.__version__} ACT step: {n} parameters in {len(params)} tensors, batch {b}, {s}x{s} image, "
           f"device {dev}, mixed_precision {a.mixed_precision}")
     print(f"ms/step: median {statistics.median(ms):.2f}  mean {total / a.steps:.2f}  min {min(ms):.2f}  "
           f"({a.steps} steps after {a.warmup} warm-up)")
     print(f"samples/s: {1000.0 * b / statistics.median(ms):.1f}")
+    print(f"timed window (unix ms): {int(window_start * 1000)} {int(window_end * 1000)}")
     if dev.type == "cuda":
         print(f"peak device memory: {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB allocated")
 

@@ -99,7 +99,9 @@ TEST(DeviceMemoryPeak, NoneOnCpuAndTheAllocatorsPeakOnCuda) {
     return;
   }
 #endif
-  if (kGpus == 0) EXPECT_FALSE(peak.has_value());
+  if (kGpus == 0) {
+    EXPECT_FALSE(peak.has_value());
+  }
 }
 
 }  // namespace

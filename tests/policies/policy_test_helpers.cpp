@@ -40,6 +40,31 @@ Batch random_act_batch(const ACTConfig& cfg, int64_t b, uint64_t seed) {
   return batch;
 }
 
+DiffusionConfig small_diffusion_config() {
+  DiffusionConfig c;
+  c.input_features["observation.state"] = {"STATE", {2}};
+  c.input_features["observation.images.top"] = {"VISUAL", {3, 32, 32}};
+  c.output_features["action"] = {"ACTION", {2}};
+  c.pretrained_backbone_weights = std::nullopt;
+  c.horizon = 8;
+  c.n_action_steps = 4;
+  c.down_dims = {32, 64};
+  c.kernel_size = 3;
+  c.diffusion_step_embed_dim = 16;
+  c.spatial_softmax_num_keypoints = 8;
+  return c;
+}
+
+Batch random_diffusion_batch(const DiffusionConfig& c, int64_t b, uint64_t seed) {
+  auto gen = at::detail::createCPUGenerator(seed);
+  Batch batch;
+  batch["observation.state"] = torch::rand({b, c.n_obs_steps, 2}, gen) * 2 - 1;
+  batch["observation.images.top"] = torch::rand({b, c.n_obs_steps, 3, 32, 32}, gen);
+  batch["action"] = torch::rand({b, c.horizon, 2}, gen) * 2 - 1;
+  batch["action_is_pad"] = torch::zeros({b, c.horizon}, torch::kBool);
+  return batch;
+}
+
 std::string make_temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
   auto dir = std::filesystem::temp_directory_path() /

@@ -21,31 +21,9 @@ namespace {
 namespace stdfs = std::filesystem;
 using testing::make_temp_dir;
 
-// 2-dof state and action, one 3x32x32 camera, a small U-Net (32, 64), horizon 8, n_obs 2.
-DiffusionConfig small_config() {
-  DiffusionConfig c;
-  c.input_features["observation.state"] = {"STATE", {2}};
-  c.input_features["observation.images.top"] = {"VISUAL", {3, 32, 32}};
-  c.output_features["action"] = {"ACTION", {2}};
-  c.pretrained_backbone_weights = std::nullopt;
-  c.horizon = 8;
-  c.n_action_steps = 4;
-  c.down_dims = {32, 64};
-  c.kernel_size = 3;
-  c.diffusion_step_embed_dim = 16;
-  c.spatial_softmax_num_keypoints = 8;
-  return c;
-}
+DiffusionConfig small_config() { return testing::small_diffusion_config(); }
 
-Batch random_batch(const DiffusionConfig& c, int64_t b, uint64_t seed) {
-  auto gen = at::detail::createCPUGenerator(seed);
-  Batch batch;
-  batch["observation.state"] = torch::rand({b, c.n_obs_steps, 2}, gen) * 2 - 1;
-  batch["observation.images.top"] = torch::rand({b, c.n_obs_steps, 3, 32, 32}, gen);
-  batch["action"] = torch::rand({b, c.horizon, 2}, gen) * 2 - 1;
-  batch["action_is_pad"] = torch::zeros({b, c.horizon}, torch::kBool);
-  return batch;
-}
+Batch random_batch(const DiffusionConfig& c, int64_t b, uint64_t seed) { return testing::random_diffusion_batch(c, b, seed); }
 
 double seeded_loss(Policy& p, const Batch& batch, uint64_t seed) {
   torch::NoGradGuard no_grad;

@@ -10,8 +10,10 @@
 #include <fstream>
 
 #include "lerobot/common/safetensors_torch.h"
+#include "lerobot/distributed/launch_env.h"
 #include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/train/train_config.h"
+#include "lerobot/train/train_setup.h"
 #include "train_test_helpers.h"
 
 using namespace lerobot;
@@ -236,7 +238,9 @@ TEST(LeRobotRun, CheckpointInLeRobotLayoutResumesWithTheSchedulerLrAndAdamMoment
 
   // training_state/ in LeRobot's formats: torch 2.7's AdamW param-group keys, LambdaLR's state.
   const Json groups = Json::parse(read_file(ckpt / "training_state/optimizer_param_groups.json"));
-  ASSERT_EQ(groups.size(), 2u);  // ACT's groups (LeRobot makes one here: docs/PYTHON_RUNS.md, open)
+  // Without the policy's preset LeRobot optimizes policy.parameters() as one group (its ACT preset
+  // gives the backbone a group of its own); a Python checkpoint of this run has one group.
+  ASSERT_EQ(groups.size(), 1u);
   std::vector<std::string> keys;
   for (auto it = groups[0].begin(); it != groups[0].end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
@@ -289,4 +293,33 @@ TEST(LeRobotRun, CheckpointInLeRobotLayoutResumesWithTheSchedulerLrAndAdamMoment
   const Json written = Json::parse(read_file(run / "checkpoints/000006/pretrained_model/train_config.json"));
   EXPECT_EQ(written["checkpoint_path"], fs::canonical(ckpt).string());
   EXPECT_EQ(first_difference(key_tree(written), key_tree(cfg)), "");  // and has LeRobot's keys, in order
+}
+
+// LeRobot's optim/factory.py: the policy's groups with its preset (ACT: backbone at its own lr),
+// one group of every parameter without it. Checked against Python LeRobot 0.6.2: a checkpoint of a
+// --use_policy_training_preset=false run holds one group, and resuming it here needs the same.
+TEST(LeRobotRun, ParameterGroupsFollowUsePolicyTrainingPreset) {
+  auto groups_of = [](const std::string& name, std::vector<std::string> extra) {
+    auto s = make_train_setup(parse_train_config(tiny_act_run(train_scratch() / name, 1, std::move(extra))),
+                              LaunchEnv{}, std::nullopt);
+    int64_t learnable = 0;
+    for (const auto& p : s->policy->parameters()) learnable += p.requires_grad();
+    std::vector<std::pair<size_t, double>> out;  // (tensors, lr) per group
+    size_t total = 0;
+    for (const auto& g : s->optimizer->param_groups()) {
+      out.emplace_back(g.params().size(), g.options().get_lr());
+      total += g.params().size();
+    }
+    EXPECT_EQ(int64_t(total), learnable) << name;
+    return out;
+  };
+  const auto preset = groups_of("groups_preset", {});
+  ASSERT_EQ(preset.size(), 2u);
+  EXPECT_DOUBLE_EQ(preset[0].second, 1e-5);  // ACT's preset: optimizer_lr and optimizer_lr_backbone
+  EXPECT_DOUBLE_EQ(preset[1].second, 1e-5);
+  const auto own = groups_of("groups_own", {"--use_policy_training_preset=false", "--optimizer.type=adamw",
+                                            "--optimizer.lr=0.001"});
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_DOUBLE_EQ(own[0].second, 1e-3);  // the backbone too trains at --optimizer.lr
+  EXPECT_EQ(own[0].first, preset[0].first + preset[1].first);
 }

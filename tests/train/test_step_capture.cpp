@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lerobot/common/device_graph.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/step_capture.h"
@@ -98,25 +99,40 @@ TEST(StaticBatch, CopiesIntoTheSameBuffersAndNamesAShapeChange) {
 
 // Losses and final weights of `steps` updates: the plain step, or the graph path with its static
 // input buffers (run eagerly: the bookkeeping of the captured step without the capture).
-std::vector<double> losses_of(bool static_buffers, int steps, const std::string& name, torch::Tensor* last_param) {
-  auto setup = make_train_setup(
-      parse_train_config(testing::tiny_act_run(testing::train_scratch() / name, steps, {"--batch_size=2"})),
-      LaunchEnv{}, std::nullopt);
+struct StepsRun {
+  std::vector<double> losses;
+  torch::Tensor last_param;
+  bool replayed = false;  // the last step was a graph replay
+};
+
+StepsRun run_steps(bool static_buffers, int steps, const std::string& name, std::vector<std::string> extra) {
+  extra.push_back("--batch_size=2");
+  auto setup = make_train_setup(parse_train_config(testing::tiny_act_run(testing::train_scratch() / name, steps, extra)),
+                                LaunchEnv{}, std::nullopt);
   const UpdateStepParts parts = update_step_parts(*setup);
   UpdateStep update(parts);
-  CapturedUpdateStep captured(update, parts, plan_step_capture(step_capture_facts(parts, update, true, 1)));
+  CapturedUpdateStep captured(update, parts,
+                              plan_step_capture(step_capture_facts(parts, update, setup->cfg.cuda.graphs, 1)));
   if (static_buffers) captured.use_static_buffers_without_capture();
   setup->policy->train();
   std::vector<torch::Tensor> device_losses;
   for (int step = 0; step < steps; ++step) {
     const DataBatch raw = setup->loader->next();
     const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device);
-    device_losses.push_back(captured.run(batch, step).loss);  // read after all steps, as the logger's sums
+    // Read after all steps, as the logger's sums; a replay refills the same result tensor, so copy.
+    device_losses.push_back(captured.run(batch, step).loss.detach().clone());
   }
-  std::vector<double> losses;
-  for (const auto& l : device_losses) losses.push_back(l.item<double>());
-  *last_param = update.params().back().detach().clone();
-  return losses;
+  StepsRun r;
+  for (const auto& l : device_losses) r.losses.push_back(l.item<double>());
+  r.last_param = update.params().back().detach().to(torch::kCPU).clone();
+  r.replayed = captured.replaying();
+  return r;
+}
+
+std::vector<double> losses_of(bool static_buffers, int steps, const std::string& name, torch::Tensor* last_param) {
+  StepsRun r = run_steps(static_buffers, steps, name, {});
+  *last_param = r.last_param;
+  return r.losses;
 }
 
 TEST(CapturedUpdateStep, FiftyStepsThroughTheStaticBuffersEqualThePlainSteps) {
@@ -129,6 +145,77 @@ TEST(CapturedUpdateStep, FiftyStepsThroughTheStaticBuffersEqualThePlainSteps) {
   EXPECT_TRUE(torch::equal(plain_w, static_w));
   // The batches differ from step to step, so a stale input buffer would show.
   EXPECT_NE(plain.front(), plain[1]);
+}
+
+// A learning-rate schedule under capture: the fused kernels read the lr from a device tensor that
+// the host refreshes before every step. Run eagerly through the static buffers, the device lr
+// gives the host lr's losses and weights (the kernels round the lr to float32 either way).
+const std::vector<std::string> kScheduledAdamW = {
+    "--use_policy_training_preset=false", "--optimizer.type=adamw",        "--optimizer.lr=0.001",
+    "--scheduler.type=cosine_decay_with_warmup",                              "--scheduler.num_warmup_steps=3",
+    "--scheduler.num_decay_steps=12",    "--scheduler.peak_lr=0.001",      "--scheduler.decay_lr=0.00001"};
+
+TEST(CapturedUpdateStep, AScheduledLrReadFromTheDeviceEqualsTheHostLr) {
+  if (!fused_adam_available(torch::Device(torch::kCPU)))
+    GTEST_SKIP() << "this LibTorch has no fused Adam kernels for the CPU (2.4+): the device lr runs on CUDA";
+  std::vector<std::string> flags = kScheduledAdamW;
+  flags.push_back("--optimizer_impl=fused");
+  const StepsRun host_lr = run_steps(false, 12, "capture_lr_host", flags);
+  const StepsRun device_lr = run_steps(true, 12, "capture_lr_device", flags);
+  ASSERT_EQ(host_lr.losses.size(), device_lr.losses.size());
+  for (size_t i = 0; i < host_lr.losses.size(); ++i)
+    EXPECT_NEAR(device_lr.losses[i], host_lr.losses[i], 1e-5 * std::max(1.0, std::abs(host_lr.losses[i]))) << i;
+  EXPECT_LT((device_lr.last_param - host_lr.last_param).abs().max().item<double>(), 1e-6);
+  // A frozen lr (the warm-up's first value) would train far less.
+  std::vector<std::string> frozen = flags;
+  frozen.push_back("--scheduler.num_warmup_steps=100000");
+  const StepsRun slow = run_steps(false, 12, "capture_lr_frozen", frozen);
+  EXPECT_GT((slow.last_param - host_lr.last_param).abs().max().item<double>(), 1e-5);
+}
+
+// On a GPU: the captured graph replays the steps the eager path runs. Same seed, same batches,
+// TF32 and cuDNN's algorithm search off so both runs use the same kernels; lr 1e-3 so every step
+// moves the weights visibly (a replay that skipped the optimizer or reused stale inputs would
+// show in the later losses).
+void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, const std::string& name) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (none here): the capture runs on a GPU only";
+  if (!DeviceGraph::available(torch::Device(torch::kCUDA, 0)))
+    GTEST_SKIP() << "this build has no CUDA graphs (a CPU LibTorch, 1.x, or LEROBOT_CUDA_GRAPHS=OFF)";
+  std::vector<std::string> flags = {"--policy.device=cuda", "--cuda.tf32=false", "--cuda.cudnn_benchmark=false",
+                                    "--policy.optimizer_lr=1e-3", "--policy.optimizer_lr_backbone=1e-3"};
+  flags.insert(flags.end(), policy_flags.begin(), policy_flags.end());
+  std::vector<std::string> eager_flags = flags;
+  eager_flags.push_back("--cuda.graphs=false");
+  const int steps = 12;
+  const StepsRun eager = run_steps(false, steps, name + "_eager", eager_flags);
+  const StepsRun graphed = run_steps(false, steps, name + "_graph", flags);
+  ASSERT_FALSE(eager.replayed);
+  ASSERT_TRUE(graphed.replayed) << "the run was not captured (see the log for why)";
+  ASSERT_EQ(graphed.losses.size(), eager.losses.size());
+  for (int i = 0; i < steps; ++i)
+    EXPECT_NEAR(graphed.losses[i], eager.losses[i], 1e-4 * std::max(1.0, std::abs(eager.losses[i]))) << "step " << i;
+  EXPECT_NE(eager.losses[steps - 1], eager.losses[steps - 2]) << "the batches and weights change every step";
+  const double diff = (graphed.last_param - eager.last_param).abs().max().item<double>();
+  EXPECT_LT(diff, 1e-4) << "weights after " << steps << " steps";
+}
+
+TEST(CapturedUpdateStep, OnCudaTheReplaysEqualTheEagerStepsWithoutRandomness) {
+  expect_replays_equal_eager({"--policy.dropout=0", "--policy.use_vae=false"}, "cuda_capture_plain");
+}
+
+// Dropout and the VAE's sample draw from the CUDA generator inside the graph: each replay gets the
+// numbers the eager step at that position gets (PyTorch's graph-safe Philox offsets).
+TEST(CapturedUpdateStep, OnCudaTheReplaysDrawTheEagerStepsRandomNumbers) {
+  expect_replays_equal_eager({}, "cuda_capture_random");
+}
+
+// A cosine schedule with warm-up: captured once, replayed with the lr the host scheduler sets.
+TEST(CapturedUpdateStep, OnCudaAScheduledLrIsFollowedByTheReplays) {
+  if (!fused_adam_tensor_lr_available(torch::Device(torch::kCUDA, 0)))
+    GTEST_SKIP() << "this LibTorch has no tensor-lr fused kernels (2.4+)";
+  std::vector<std::string> flags = kScheduledAdamW;
+  flags.insert(flags.end(), {"--policy.dropout=0", "--policy.use_vae=false"});
+  expect_replays_equal_eager(flags, "cuda_capture_schedule");
 }
 
 }  // namespace

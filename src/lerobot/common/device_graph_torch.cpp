@@ -3,7 +3,8 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/torch_compat.h"
 
-#ifdef LEROBOT_WITH_CUDA
+#if defined(LEROBOT_WITH_CUDA) && !defined(LEROBOT_NO_CUDA_GRAPHS)
+#define LEROBOT_DEVICE_GRAPHS 1
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -13,7 +14,7 @@
 
 namespace lerobot {
 
-#ifdef LEROBOT_WITH_CUDA
+#ifdef LEROBOT_DEVICE_GRAPHS
 
 struct DeviceGraph::Impl {
   explicit Impl(const c10::Device& d)
@@ -80,12 +81,13 @@ void DeviceGraph::replay() {
   impl_->graph.replay();
 }
 
-#else  // a build without CUDA
+#else  // a build without CUDA (or configured with -DLEROBOT_CUDA_GRAPHS=OFF)
 
 struct DeviceGraph::Impl {};
 
 DeviceGraph::DeviceGraph(const c10::Device& device) {
-  throw_runtime("CUDA graphs need a CUDA build of LibTorch; this build is CPU-only (device " + device.str() + ")");
+  throw_runtime("CUDA graphs need a CUDA build of LibTorch configured with LEROBOT_CUDA_GRAPHS=ON; this build has "
+                "none (device " + device.str() + ")");
 }
 
 DeviceGraph::~DeviceGraph() = default;

@@ -196,6 +196,31 @@ inline void fused_adam_(at::TensorList, at::TensorList, at::TensorList, at::Tens
   TORCH_CHECK(false, "fused Adam/AdamW needs LibTorch 2.1 or newer");
 }
 #endif
+// The same kernels reading the lr from a 0-d float32 tensor on the parameters' device
+// (_fused_adam(w)_.tensor_lr, in every LibTorch from 2.4): a captured step then follows an lr
+// that the host changes between replays.
+#if LEROBOT_TORCH_AT_LEAST(2, 4)
+inline constexpr bool kHasFusedAdamTensorLr = true;
+inline void fused_adam_tensor_lr_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                                  at::TensorList exp_avg_sqs, at::TensorList steps, const at::Tensor& lr,
+                                  double beta1, double beta2, double weight_decay, double eps,
+                                  bool decoupled_weight_decay, const at::Tensor& found_inf) {
+  const std::vector<at::Tensor> no_max_exp_avg_sqs;
+  const c10::optional<at::Tensor> inf = found_inf.defined() ? c10::optional<at::Tensor>(found_inf) : c10::nullopt;
+  if (decoupled_weight_decay)
+    at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
+                      weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
+  else
+    at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
+                     weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
+}
+#else
+inline constexpr bool kHasFusedAdamTensorLr = false;
+inline void fused_adam_tensor_lr_(at::TensorList, at::TensorList, at::TensorList, at::TensorList, at::TensorList,
+                                  const at::Tensor&, double, double, double, double, bool, const at::Tensor&) {
+  TORCH_CHECK(false, "fused Adam/AdamW with a tensor lr needs LibTorch 2.4 or newer");
+}
+#endif
 }  // namespace compat
 }  // namespace lerobot
 #endif

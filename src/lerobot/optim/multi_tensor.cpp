@@ -28,7 +28,9 @@ void adam_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_decay, 
                FusedAdamExtras& fused) {
   torch::NoGradGuard no_grad;
   auto& state = optimizer.state();
+  size_t group_index = 0;
   for (auto& group : optimizer.param_groups()) {
+    const size_t gi = group_index++;
     auto& o = static_cast<Options&>(group.options());
     LEROBOT_CHECK(!o.amsgrad(), "amsgrad has no multi-tensor step");
     std::map<int64_t, AdamBatch<State>> by_step;
@@ -61,8 +63,12 @@ void adam_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_decay, 
         for (const auto& p : b.params) steps.push_back(fused.steps.at_step(p.unsafeGetTensorImpl(), p, step));
         at::_foreach_add_(steps, 1);  // the kernels read the already-incremented step, as torch.optim
         for (const auto& p : b.params) fused.steps.advanced(p.unsafeGetTensorImpl());
-        compat::fused_adam_(b.params, b.grads, b.exp_avgs, b.exp_avg_sqs, steps, lr, beta1, beta2, wd, eps,
-                            decoupled_weight_decay, fused.found_inf);
+        if (!fused.group_lr.empty())  // the lr the host last wrote to the device (refresh_device_lr)
+          compat::fused_adam_tensor_lr_(b.params, b.grads, b.exp_avgs, b.exp_avg_sqs, steps, fused.group_lr.at(gi),
+                                        beta1, beta2, wd, eps, decoupled_weight_decay, fused.found_inf);
+        else
+          compat::fused_adam_(b.params, b.grads, b.exp_avgs, b.exp_avg_sqs, steps, lr, beta1, beta2, wd, eps,
+                              decoupled_weight_decay, fused.found_inf);
         if (fused.found_inf.defined())  // a skipped step does not count, as in torch.optim
           at::_foreach_sub_(steps, TensorVec(steps.size(), fused.found_inf));
         continue;
@@ -134,6 +140,10 @@ bool fused_adam_available(const c10::Device& device) {
   if (!compat::kHasFusedAdam) return false;
   if (device.is_cuda()) return true;
   return device.is_cpu() && LEROBOT_TORCH_AT_LEAST(2, 4);
+}
+
+bool fused_adam_tensor_lr_available(const c10::Device& device) {
+  return compat::kHasFusedAdamTensorLr && fused_adam_available(device);
 }
 
 at::Tensor& FusedStepCounters::at_step(const void* key, const at::Tensor& param, int64_t host_step) {
@@ -271,6 +281,23 @@ void step_unless(torch::optim::Optimizer& optimizer, const at::Tensor& found_inf
     throw;
   }
   fused->found_inf = at::Tensor();
+}
+
+bool can_take_lr_on_device(torch::optim::Optimizer& optimizer) {
+  return compat::kHasFusedAdamTensorLr && fused_extras(optimizer) != nullptr;
+}
+
+void refresh_device_lr(torch::optim::Optimizer& optimizer) {
+  FusedAdamExtras* fused = fused_extras(optimizer);
+  LEROBOT_CHECK(fused != nullptr && compat::kHasFusedAdamTensorLr,
+                "refresh_device_lr needs the fused Adam/AdamW kernels with a tensor lr (can_take_lr_on_device)");
+  auto& groups = optimizer.param_groups();
+  if (fused->group_lr.empty()) {
+    const c10::Device device = device_of(groups);
+    for (size_t i = 0; i < groups.size(); ++i)
+      fused->group_lr.push_back(torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat32).device(device)));
+  }
+  for (size_t i = 0; i < groups.size(); ++i) fused->group_lr[i].fill_(groups[i].options().get_lr());
 }
 
 void sync_optimizer_steps_to_host(torch::optim::Optimizer& optimizer) {

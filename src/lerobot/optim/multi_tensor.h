@@ -26,6 +26,8 @@ const char* optimizer_impl_name(OptimizerImpl impl);
 
 // Fused kernels exist for Adam/AdamW on this LibTorch and `device` (CUDA: 2.1+; CPU: 2.4+).
 bool fused_adam_available(const c10::Device& device);
+// ... and they can read the lr from a tensor on `device` (2.4+), so a captured step follows a schedule.
+bool fused_adam_tensor_lr_available(const c10::Device& device);
 
 // Float32 step counters on the parameters' device, as the fused kernels want them. The int64
 // step in the torch::optim state advances with every step() on the host; a step the kernels skip
@@ -50,10 +52,13 @@ class FusedStepCounters {
   std::map<const void*, Entry> entries_;
 };
 
-// What the fused Adam and AdamW share: the counters and the device-side skip.
+// What the fused Adam and AdamW share: the counters, the device-side skip and the device lr.
 struct FusedAdamExtras {
   FusedStepCounters steps;
   at::Tensor found_inf;  // set for one step by step_unless()
+  // Set by refresh_device_lr(): the kernels read each group's lr from these 0-d float32 tensors
+  // (one per param group) instead of taking it as a number.
+  std::vector<at::Tensor> group_lr;
 };
 
 // torch::optim::Adam (L2 weight decay) or AdamW (decoupled) with the multi-tensor or fused step.
@@ -94,6 +99,13 @@ bool can_skip_on_device(torch::optim::Optimizer& optimizer);
 // One step, skipped by the kernels where `found_inf` (0-d float on the parameters' device) is
 // non-zero. Needs can_skip_on_device().
 void step_unless(torch::optim::Optimizer& optimizer, const at::Tensor& found_inf);
+// Whether the fused step of `optimizer` can read its lr from the device (fused Adam/AdamW on a
+// LibTorch with the tensor-lr kernels, 2.4+), so a captured step follows a learning-rate schedule.
+bool can_take_lr_on_device(torch::optim::Optimizer& optimizer);
+// Switches the fused step to device lrs (on the first call) and writes every group's current lr
+// into them: one fill kernel per group, queued on the current stream, no host synchronisation.
+// Call after the scheduler changed the lr and before the next (captured or replayed) step.
+void refresh_device_lr(torch::optim::Optimizer& optimizer);
 // Writes the fused kernels' device step counts into the optimizer state (a no-op for the other
 // implementations); call before saving the state.
 void sync_optimizer_steps_to_host(torch::optim::Optimizer& optimizer);

@@ -53,6 +53,11 @@ class Policy : public torch::nn::Module {
   // requires grad, in named_parameters() order.
   virtual std::vector<PolicyParamGroup> optim_param_groups();
 
+  // Why a training step of this policy cannot be recorded once and replayed as a CUDA graph (work
+  // decided on the host that must differ from step to step, such as a random crop's offsets), or
+  // "" when it can.
+  virtual std::string graph_capture_blocker() const { return ""; }
+
   // Every parameter and buffer under LeRobot's names (tensors alias the live ones).
   TensorMap state_dict() const;
   // Copies `state` into the policy. Strict: any missing, unexpected or mis-shaped key throws a

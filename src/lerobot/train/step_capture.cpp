@@ -5,19 +5,10 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/timer.h"
 #include "lerobot/distributed/grad_reducer.h"
+#include "lerobot/optim/multi_tensor.h"
 #include "lerobot/optim/optimizer.h"
 
 namespace lerobot {
-
-namespace {
-
-std::string shape_of(const torch::Tensor& t) {
-  std::string s = "[";
-  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-  return s + "] " + std::string(c10::toString(t.scalar_type()));
-}
-
-}  // namespace
 
 StepCaptureFacts step_capture_facts(const UpdateStepParts& parts, const UpdateStep& step, bool enabled,
                                     int world_size) {
@@ -30,6 +21,8 @@ StepCaptureFacts step_capture_facts(const UpdateStepParts& parts, const UpdateSt
   f.fp16_loss_scaling = parts.scaler != nullptr;
   f.skips_on_device = step.skips_on_device();
   f.lr_schedule = parts.scheduler != nullptr;
+  f.lr_on_device = parts.optimizer != nullptr && can_take_lr_on_device(*parts.optimizer);
+  if (parts.policy) f.policy_blocker = parts.policy->graph_capture_blocker();
   return f;
 }
 
@@ -48,42 +41,26 @@ StepCapturePlan plan_step_capture(const StepCaptureFacts& f) {
   if (!f.skips_on_device)
     return eager("the optimizer cannot skip a non-finite step on the device (that needs the fused Adam/AdamW "
                  "kernels: Adam or AdamW with --optimizer_impl=auto or fused)");
-  if (f.lr_schedule)
-    return eager("a learning-rate schedule changes the lr every step and the fused kernels take it as a number");
+  if (f.lr_schedule && !f.lr_on_device)
+    return eager("a learning-rate schedule changes the lr every step and this LibTorch's fused kernels take it as "
+                 "a number (the tensor-lr kernels need 2.4+)");
+  if (!f.policy_blocker.empty()) return eager(f.policy_blocker);
   return {true, ""};
-}
-
-void StaticBatch::init(const Batch& first) {
-  buffers_.clear();
-  for (const auto& [k, v] : first) buffers_[k] = v.detach().clone();
-}
-
-bool StaticBatch::matches(const Batch& batch, std::string* difference) const {
-  auto differ = [&](const std::string& what) {
-    if (difference) *difference = what;
-    return false;
-  };
-  if (batch.size() != buffers_.size()) return differ("the batch has " + std::to_string(batch.size()) + " keys, not " +
-                                                     std::to_string(buffers_.size()));
-  for (const auto& [k, v] : batch) {
-    auto it = buffers_.find(k);
-    if (it == buffers_.end()) return differ("new key '" + k + "'");
-    const torch::Tensor& b = it->second;
-    if (v.sizes() != b.sizes() || v.scalar_type() != b.scalar_type() || v.device() != b.device())
-      return differ("'" + k + "' is " + shape_of(v) + ", captured " + shape_of(b));
-  }
-  return true;
-}
-
-void StaticBatch::copy_from(const Batch& batch) {
-  for (const auto& [k, v] : batch) buffers_.at(k).copy_(v, /*non_blocking=*/true);
 }
 
 CapturedUpdateStep::CapturedUpdateStep(UpdateStep& step, const UpdateStepParts& parts, StepCapturePlan plan,
                                        int64_t warmup_steps)
-    : step_(step), parts_(parts), plan_(std::move(plan)), warmup_steps_(warmup_steps) {}
+    : step_(step), parts_(parts), plan_(std::move(plan)), warmup_steps_(warmup_steps) {
+  // A scheduled lr reaches the captured kernels through the device (refreshed before every step).
+  device_lr_ = plan_.capture && parts_.scheduler != nullptr;
+}
 
 CapturedUpdateStep::~CapturedUpdateStep() = default;
+
+void CapturedUpdateStep::use_static_buffers_without_capture() {
+  buffers_only_ = true;
+  device_lr_ = parts_.scheduler != nullptr && can_take_lr_on_device(*parts_.optimizer);
+}
 
 bool CapturedUpdateStep::replaying() const { return graph_ && graph_->captured(); }
 
@@ -99,6 +76,7 @@ UpdateResult CapturedUpdateStep::run_device_part(const Batch& batch, int64_t ste
 UpdateResult CapturedUpdateStep::eager(const Batch& batch, int64_t step) { return step_.run(batch, step); }
 
 UpdateResult CapturedUpdateStep::run(const Batch& batch, int64_t step) {
+  if (device_lr_) refresh_device_lr(*parts_.optimizer);  // the lr the scheduler set after the last step
   if (!plan_.capture && !buffers_only_) return eager(batch, step);
   Stopwatch timer;
   ++steps_seen_;

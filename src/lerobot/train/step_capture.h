@@ -6,9 +6,10 @@
 //
 // Capture is used only where it is safe (plan_step_capture): a CUDA build and device, one process,
 // no gradient accumulation, no fp16 loss scaling, an optimizer that skips non-finite steps on the
-// device (the fused Adam/AdamW kernels), and a constant learning rate (the fused kernels take the
-// lr as a number, so a schedule would be frozen into the graph). Otherwise the step runs eagerly
-// and the log says why once. A batch whose shapes differ from the captured ones (a short last
+// device (the fused Adam/AdamW kernels), a learning rate that is constant or that the kernels read
+// from the device (LibTorch 2.4+: the host writes the scheduler's lr there before every replay), and
+// a policy whose step decides nothing on the host (Diffusion's random crop does). Otherwise the step
+// runs eagerly and the log says why once. A batch whose shapes differ from the captured ones (a short last
 // batch) runs eagerly; a capture CUDA refuses (a host synchronisation inside the step) is logged
 // and the run goes on eagerly.
 #pragma once
@@ -16,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "lerobot/common/static_batch.h"
 #include "lerobot/train/update_step.h"
 
 namespace lerobot {
@@ -32,6 +34,8 @@ struct StepCaptureFacts {
   bool fp16_loss_scaling = false;
   bool skips_on_device = false;  // the optimizer decides a non-finite step's skip on the device
   bool lr_schedule = false;      // a scheduler changes the lr between steps
+  bool lr_on_device = false;     // the fused kernels can read the lr from the device (tensor lr)
+  std::string policy_blocker;    // Policy::graph_capture_blocker()
 };
 StepCaptureFacts step_capture_facts(const UpdateStepParts& parts, const UpdateStep& step, bool enabled,
                                     int world_size);
@@ -41,24 +45,6 @@ struct StepCapturePlan {
   std::string why_not;  // empty when capture
 };
 StepCapturePlan plan_step_capture(const StepCaptureFacts& facts);
-
-// Copies a batch into static device buffers made from the first batch; shape or dtype changes are
-// reported, not copied.
-class StaticBatch {
- public:
-  // Allocates buffers shaped as `first` (same device and dtype) and copies it in.
-  void init(const Batch& first);
-  bool initialized() const { return !buffers_.empty(); }
-  // Whether `batch` has the same keys, shapes and dtypes as the buffers; *difference names the
-  // first difference when not.
-  bool matches(const Batch& batch, std::string* difference = nullptr) const;
-  // Copies `batch` into the buffers (non-blocking: the copies are queued on the current stream).
-  void copy_from(const Batch& batch);
-  const Batch& buffers() const { return buffers_; }
-
- private:
-  Batch buffers_;
-};
 
 class CapturedUpdateStep {
  public:
@@ -70,8 +56,9 @@ class CapturedUpdateStep {
   bool replaying() const;
 
   // For the CPU test of everything but the capture itself: every step goes through the static
-  // input buffers and the static-result bookkeeping, run eagerly.
-  void use_static_buffers_without_capture() { buffers_only_ = true; }
+  // input buffers and the static-result bookkeeping, run eagerly; a scheduled lr goes through the
+  // device lr where the optimizer has it (the fused kernels, 2.4+).
+  void use_static_buffers_without_capture();
 
  private:
   UpdateResult run_device_part(const Batch& batch, int64_t step);
@@ -80,6 +67,7 @@ class CapturedUpdateStep {
   UpdateStep& step_;
   UpdateStepParts parts_;
   StepCapturePlan plan_;
+  bool device_lr_ = false;  // the captured optimizer reads a scheduled lr from the device
   int64_t warmup_steps_;
   int64_t steps_seen_ = 0;
   bool buffers_only_ = false;

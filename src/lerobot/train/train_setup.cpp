@@ -196,8 +196,12 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).
   if (cfg.use_policy_training_preset && !resume_from) apply_policy_preset(cfg);
   if (!cfg.optimizer) throw_usage("no optimizer", "--optimizer.type", "pass --optimizer.type=adamw or keep the policy preset");
-  s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(s->policy->optim_param_groups()),
-                                parse_optimizer_impl(cfg.optimizer_impl));
+  // The policy's own parameter groups go with its preset (ACT: the backbone at its own lr); without
+  // the preset, one group of every parameter (LeRobot's optim/factory.py: get_optim_params() if
+  // use_policy_training_preset else parameters()). A resumed run takes the flag from its checkpoint.
+  const std::vector<PolicyParamGroup> groups =
+      cfg.use_policy_training_preset ? s->policy->optim_param_groups() : s->policy->Policy::optim_param_groups();
+  s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(groups), parse_optimizer_impl(cfg.optimizer_impl));
   s->scheduler = make_scheduler(cfg.scheduler.ptr(), *s->optimizer, cfg.steps);
   if (cfg.accelerator.mixed_precision == "fp16") {
     LossScalerOptions so;

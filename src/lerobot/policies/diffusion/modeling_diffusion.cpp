@@ -19,6 +19,12 @@ DiffusionPolicy::DiffusionPolicy(const DiffusionConfig& config, bool load_pretra
   reset();
 }
 
+std::string DiffusionPolicy::graph_capture_blocker() const {
+  if (config_.effective_crop_shape() && config_.crop_is_random)
+    return "the random crop (--policy.crop_shape with crop_is_random) draws its offsets on the host for every batch";
+  return "";
+}
+
 void DiffusionPolicy::reset() {
   obs_queues_.clear();
   action_queue_.clear();

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Everything a GPU session checks, in one call that fits a 10-minute device run: the CUDA build
+# against the machine's pip PyTorch (shared/gpu-build's recipe: bash .dev/build.sh), the tests
+# that need a GPU, the training-step benchmarks against the PyTorch peers on the same GPU, a real
+# `lerobot-cpp train` on CUDA (the one-process NCCL group is one of the GPU tests), then as much of the whole suite as the
+# time left allows. Each phase has a time limit; whatever finished is reported.
+#
+#   OUT=/dir DEADLINE=580 bash scripts/gpu_check.sh     # on the GPU machine, in the project root
+#
+# Writes $OUT/summary.txt (the figures and ratios) and $OUT/logs.tgz (every log).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu_check}
+DEADLINE=${DEADLINE:-580}  # seconds for the whole script
+L=/tmp/gpu_check_logs
+rm -rf "$L"; mkdir -p "$L" "$OUT"
+T0=$(date +%s)
+S=$OUT/summary.txt
+say() { echo "[$(($(date +%s) - T0))s] $*" | tee -a "$S"; }
+left() { echo $((DEADLINE - ($(date +%s) - T0))); }
+pack() { tar czf "$OUT/logs.tgz" -C "$L" . 2>/dev/null; }
+trap pack EXIT
+# run NAME MAX_SECONDS CMD...: output to $L/NAME.log, bounded by MAX and by the deadline.
+run() {
+  local name=$1 max=$2; shift 2
+  local l; l=$(left)
+  if ((l < 15)); then say "skipped $name: out of time"; return 99; fi
+  ((max > l - 5)) && max=$((l - 5))
+  timeout -k 5 "$max" "$@" >"$L/$name.log" 2>&1
+  local rc=$?
+  say "$name: rc=$rc"
+  return $rc
+}
+
+say "machine: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
+say "python torch: $(python3 -c 'import torch;print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())' 2>&1 | tail -1)"
+say "cpu cores: $(nproc)"
+
+# ---- build (keep going past a failing file; without graphs if only their code fails) ----------
+B=build-cuda
+export TARGETS="-k 0"
+run build 330 bash .dev/build.sh
+cp /tmp/cmake.log "$L/cmake.log" 2>/dev/null; cp /tmp/build.log "$L/ninja.log" 2>/dev/null
+grep -A8 "^-- lerobot.cpp build:" /tmp/cmake.log | head -9 | tee -a "$S"
+if grep -q "^FAILED" /tmp/build.log 2>/dev/null; then
+  grep "^FAILED" /tmp/build.log | tee -a "$S"
+  grep -m 20 -E "error:" /tmp/build.log | tee -a "$S"
+  if grep "^FAILED" /tmp/build.log | grep -q device_graph; then
+    say "device_graph failed to compile: rebuilding with -DLEROBOT_CUDA_GRAPHS=OFF"
+    CMAKE_ARGS="-DLEROBOT_CUDA_GRAPHS=OFF" run build_nographs 200 bash .dev/build.sh
+    cp /tmp/build.log "$L/ninja_nographs.log" 2>/dev/null
+  fi
+fi
+export LD_LIBRARY_PATH=/tmp/deps/lib:${LD_LIBRARY_PATH:-}
+LR=$B/apps/lerobot-cpp/lerobot-cpp
+say "built: $(ls $LR $B/bench/train_step/bench_train_step 2>&1 | tr '\n' ' ')"
+"$LR" --version 2>&1 | tee -a "$S"
+
+# ---- the tests that need a GPU (and those that check the build against this LibTorch) ---------
+GPU_TESTS='GraphedInference|NcclOneProcess|TrainDevice|DeviceMemoryPeak|CudaMathSettings|ResolveDevice|CapturedUpdateStep|StepCapture|StaticBatch|BuildCheck|Trainer[.]NonFinite|Trainer[.]Bf16|Fused|Optimizer|Foreach'
+run gpu_tests 100 ctest --test-dir $B --output-on-failure -j 4 --timeout 90 -R "$GPU_TESTS"
+grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)|Skipped|\*\*\*" "$L/gpu_tests.log" | tee -a "$S"
+
+# ---- a real run: lerobot-cpp train on CUDA (whole-step graphs, the loader's pinned copies) -----
+D=/tmp/gpu_check_data
+run generate 60 "$LR" dataset generate --env.type=reach2d --num_episodes=12 --output_dir=$D/reach2d
+run train_cuda 90 "$LR" train --policy.type=act --dataset.root=$D/reach2d --policy.device=cuda --batch_size=8 \
+  --steps=300 --log_freq=100 --save_freq=300 --num_workers=4 --policy.pretrained_backbone_weights=null --output_dir=$D/run
+grep -E "CUDA graph|step:|updt_s|mem_gb|error|WARN" "$L/train_cuda.log" | head -20 | sed 's/^/  train| /' >>"$S"
+
+# ---- training step: ours (graphs on / off) against the PyTorch peer, same GPU, same run --------
+BT=$B/bench/train_step/bench_train_step
+bench() {  # bench NAME MAX CMD...: keeps the figures in the summary
+  local name=$1; shift
+  run "$name" "$@"
+  grep -E "step:|inference|cuda graphs|ms/step|ms/chunk|samples/s|operators|loss:|peak device|gpu busy|Error|error" "$L/$name.log" | sed "s/^/  $name| /" >>"$S"
+}
+GB="python3 bench/train_step/gpu_busy.py --"  # adds "gpu busy: N% of the timed window"
+for cfg in "8 96 no 150" "8 96 bf16 150" "64 480 no 40" "64 480 bf16 40"; do
+  set -- $cfg
+  tag="act_b$1_$2_$3"
+  extra=""; [ "$tag" = act_b8_96_no ] && extra="--infer_iters=20"  # ACT inference, eager and graphed
+  bench "${tag}_ours" 45 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 --accelerator.mixed_precision=$3 --steps=$4 $extra
+  [ "$1" = 8 ] && bench "${tag}_ours_nographs" 45 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 \
+    --accelerator.mixed_precision=$3 --steps=$4 --cuda.graphs=false
+  bench "${tag}_peer" 45 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=$1 --image_size=$2 \
+    --mixed_precision=$3 --steps=$4
+done
+for mp in no bf16; do
+  bench "diffusion_b64_$mp"_ours 60 $BT --policy.type=diffusion --policy.device=cuda --batch_size=64 --image_size=96 \
+    --accelerator.mixed_precision=$mp --steps=20
+  [ -f bench/train_step/peer_diffusion.py ] && bench "diffusion_b64_$mp"_peer 60 python3 bench/train_step/peer_diffusion.py \
+    --device=cuda --batch_size=64 --image_size=96 --mixed_precision=$mp --steps=20
+done
+bench diffusion_ddim10_ours 60 $BT --policy.type=diffusion --policy.device=cuda --batch_size=8 --image_size=96 --steps=3 \
+  --policy.noise_scheduler_type=DDIM --policy.num_inference_steps=10 --infer_iters=20
+[ -f bench/train_step/peer_diffusion.py ] && bench diffusion_ddim10_peer 60 python3 bench/train_step/peer_diffusion.py \
+  --device=cuda --infer --num_inference_steps=10 --steps=20
+bench act_latency 40 $B/bench/act_latency/bench_act_latency --device=cuda --iters=20
+# Ratios (peer ms / ours ms: above 1 means we are faster).
+python3 - "$L" <<'EOF' | tee -a "$S"
+import glob, os, re, sys
+def ms(path, key):
+    try:
+        m = re.search(key + r": median ([0-9.]+)", open(path).read())
+        return float(m.group(1)) if m else None
+    except OSError:
+        return None
+for ours in sorted(glob.glob(os.path.join(sys.argv[1], "*_ours*.log"))):
+    key = "ms/chunk" if "ddim" in ours else "ms/step"
+    name = os.path.basename(ours)[:-4]
+    base = re.sub(r"_ours(_nographs)?$", "_peer", name)
+    for label, k in ((name, key), (name + " graphed", "ms/chunk graphed")) if "ddim" in ours else ((name, key),):
+        o, p = ms(ours, k), ms(os.path.join(sys.argv[1], base + ".log"), key)
+        print(f"ratio {label}: ours {o} ms, peer {p} ms, peer/ours {p / o:.2f}x" if o and p else f"ratio {label}: ours {o}, peer {p}")
+EOF
+
+# ---- the whole suite with the time left (GPU tests already ran above) --------------------------
+run ctest_all 600 ctest --test-dir $B -j 12 --timeout 120 --output-on-failure -E "$GPU_TESTS"
+grep -E "tests passed|tests failed|^\s+[0-9]+ - " "$L/ctest_all.log" | tail -60 | tee -a "$S"
+say "done"
