@@ -29,6 +29,7 @@ fi
 checked=0
 while IFS= read -r path; do
   case "$path" in /usr/*|/bin/*) continue ;; esac  # system programs (torchrun), not test data
+  [ -f "$path" ] && [ -x "$path" ] && continue  # a program found at configure time (a venv's torchrun)
   checked=$((checked + 1))
   real=$(realpath -m "$path")
   case "$real" in

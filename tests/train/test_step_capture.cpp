@@ -3,6 +3,8 @@
 // buffers give the same losses as the plain step. The capture itself needs a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lerobot/common/device_graph.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/distributed/launch_env.h"
@@ -51,7 +53,8 @@ TEST(StepCapturePlan, CapturedOnlyWhereSafeAndOtherwiseSaysWhy) {
 
 TEST(StepCapturePlan, ACpuRunIsNotCapturedAndTheFactsSayWhy) {
   auto setup = make_train_setup(
-      parse_train_config(testing::tiny_act_run(testing::train_scratch() / "capture_facts", 2, {"--batch_size=2"})),
+      parse_train_config(testing::tiny_act_run(testing::train_scratch() / "capture_facts", 2,
+                                               {"--batch_size=2", "--policy.device=cpu"})),
       LaunchEnv{}, std::nullopt);
   const UpdateStepParts parts = update_step_parts(*setup);
   UpdateStep update(parts);
@@ -105,8 +108,11 @@ struct StepsRun {
   bool replayed = false;  // the last step was a graph replay
 };
 
+// On the CPU unless `extra` names a device (the CPU checks must not move to a machine's GPU).
 StepsRun run_steps(bool static_buffers, int steps, const std::string& name, std::vector<std::string> extra) {
   extra.push_back("--batch_size=2");
+  if (std::none_of(extra.begin(), extra.end(), [](const std::string& a) { return a.rfind("--policy.device=", 0) == 0; }))
+    extra.push_back("--policy.device=cpu");
   auto setup = make_train_setup(parse_train_config(testing::tiny_act_run(testing::train_scratch() / name, steps, extra)),
                                 LaunchEnv{}, std::nullopt);
   const UpdateStepParts parts = update_step_parts(*setup);

@@ -66,7 +66,14 @@ void apply_cuda_math_settings(const CudaMathSettings& settings) {
 std::optional<DeviceMemoryPeak> device_memory_peak(const c10::Device& device) {
 #ifdef LEROBOT_WITH_CUDA
   if (device.is_cuda() && torch::cuda::is_available()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.has_index() ? device.index() : 0);
+    decltype(c10::cuda::CUDACachingAllocator::getDeviceStats(0)) stats;
+    try {
+      stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.has_index() ? device.index() : 0);
+    } catch (const c10::Error&) {
+      // LibTorch 2.x sets its allocator up at the first CUDA allocation and refuses the question
+      // before it ("Invalid device argument"): nothing has been allocated, so the peaks are 0.
+      return DeviceMemoryPeak{0.0, 0.0};
+    }
     constexpr size_t kAggregate = 0;  // StatType::AGGREGATE (all pools), index 0 on 1.13 and 2.x
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     return DeviceMemoryPeak{static_cast<double>(stats.allocated_bytes[kAggregate].peak) / kGiB,
