@@ -159,7 +159,6 @@ int main(int argc, char** argv) {
     if (graphed.why_not().empty()) time_calls([&] { graphed.predict(one); }, graphed_ms);
     graphed_why_not = graphed.replaying() ? "" : graphed.why_not();
   }
-  fs::remove_all(dir);
 
   const std::string policy_name = policy_type == "act" ? "ACT" : policy_type == "diffusion" ? "Diffusion" : policy_type;
   std::printf("lerobot.cpp %s step: %lld parameters in %lld tensors, batch %lld, %lldx%lld image, device %s, "
@@ -186,5 +185,7 @@ int main(int argc, char** argv) {
   else if (infer_iters > 0) std::printf("inference graphs: off: %s\n", graphed_why_not.c_str());
   if (peak) std::printf("peak device memory: %.2f GiB allocated, %.2f GiB reserved\n", peak->allocated_gb, peak->reserved_gb);
   else std::printf("peak host memory (max RSS): %.2f GiB\n", max_rss_gb());
+  std::fflush(stdout);
+  fs::remove_all(dir);  // after the figures are out
   return 0;
 }
