@@ -14,14 +14,14 @@ Print-out matches bench_train_step's (ms/step median/mean/min, samples/s, parame
 """
 import argparse
 import math
-import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 import torchvision
 from torchvision.ops.misc import FrozenBatchNorm2d
+
+from peer_timing import time_and_report
 
 
 def sinusoid_1d(n, d):
@@ -179,32 +179,10 @@ def main():
         opt.zero_grad()
         return loss.detach()
 
-    def wait():
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-
-    for _ in range(a.warmup):
-        step()
-    wait()
-    ms = []
-    start = time.perf_counter()
-    window_start = time.time()
-    for _ in range(a.steps):
-        t0 = time.perf_counter()
-        step()
-        wait()
-        ms.append((time.perf_counter() - t0) * 1e3)
-    total = (time.perf_counter() - start) * 1e3
-    window_end = time.time()
     n = sum(p.numel() for p in params)
     print(f"PyTorch {torch.__version__} ACT step: {n} parameters in {len(params)} tensors, batch {b}, {s}x{s} image, "
           f"device {dev}, mixed_precision {a.mixed_precision}")
-    print(f"ms/step: median {statistics.median(ms):.2f}  mean {total / a.steps:.2f}  min {min(ms):.2f}  "
-          f"({a.steps} steps after {a.warmup} warm-up)")
-    print(f"samples/s: {1000.0 * b / statistics.median(ms):.1f}")
-    print(f"timed window (unix ms): {int(window_start * 1000)} {int(window_end * 1000)}")
-    if dev.type == "cuda":
-        print(f"peak device memory: {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB allocated")
+    time_and_report(step, dev, a.steps, a.warmup, b)
 
 
 if __name__ == "__main__":

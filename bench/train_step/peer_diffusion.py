@@ -22,13 +22,13 @@ ms/chunk. bf16 is meant for CUDA: torch 1.13's CPU autocast has no bf16 mish / g
 """
 import argparse
 import math
-import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 import torchvision
+
+from peer_timing import time_and_report
 
 N_OBS_STEPS, NUM_TRAIN_TIMESTEPS, NUM_KEYPOINTS = 2, 100, 32
 DOWN_DIMS, KERNEL, N_GROUPS, STEP_EMBED = (512, 1024, 2048), 5, 8, 128
@@ -257,37 +257,13 @@ def main():
             opt.zero_grad()
             return loss.detach()
 
-    def wait():
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-
-    for _ in range(a.warmup):
-        step()
-    wait()
-    ms = []
-    start = time.perf_counter()
-    window_start = time.time()
-    for _ in range(a.steps):
-        t0 = time.perf_counter()
-        step()
-        wait()
-        ms.append((time.perf_counter() - t0) * 1e3)
-    total = (time.perf_counter() - start) * 1e3
-    window_end = time.time()
     n = sum(p.numel() for p in params)
     what = f"inference ({a.num_inference_steps} DDIM steps)" if a.infer else "step"
     crop_txt = f"{crop}x{crop} {'random ' if not a.infer else 'centre '}crop" if crop else "no crop"
     print(f"PyTorch {torch.__version__} Diffusion {what}: {n} parameters in {len(params)} tensors, batch {b}, "
           f"{s}x{s} image, {crop_txt}, horizon {a.horizon}, {'group' if a.group_norm else 'batch'} norm, "
           f"device {dev}, mixed_precision {a.mixed_precision}")
-    unit = "chunk" if a.infer else "step"
-    print(f"ms/{unit}: median {statistics.median(ms):.2f}  mean {total / a.steps:.2f}  min {min(ms):.2f}  "
-          f"({a.steps} {unit}s after {a.warmup} warm-up)")
-    if not a.infer:
-        print(f"samples/s: {1000.0 * b / statistics.median(ms):.1f}")
-    print(f"timed window (unix ms): {int(window_start * 1000)} {int(window_end * 1000)}")
-    if dev.type == "cuda":
-        print(f"peak device memory: {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB allocated")
+    time_and_report(step, dev, a.steps, a.warmup, b, unit="chunk" if a.infer else "step", per_sample=not a.infer)
 
 
 if __name__ == "__main__":

@@ -175,11 +175,13 @@ inline void foreach_mul_by_tensor_(at::TensorList self, const at::Tensor& scalar
 // for this step, on the parameters' device.
 #if LEROBOT_TORCH_AT_LEAST(2, 1)
 inline constexpr bool kHasFusedAdam = true;
-// `found_inf` (0-d float, optional): where non-zero the kernels leave everything unchanged.
-inline void fused_adam_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
-                        at::TensorList exp_avg_sqs, at::TensorList steps, double lr, double beta1,
-                        double beta2, double weight_decay, double eps, bool decoupled_weight_decay,
-                        const at::Tensor& found_inf) {
+// `found_inf` (0-d float, optional): where non-zero the kernels leave everything unchanged. `lr`: a
+// double, or (the tensor-lr overloads, 2.4+) a 0-d float32 tensor on the parameters' device.
+template <class Lr>
+inline void fused_adam_any_lr_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                               at::TensorList exp_avg_sqs, at::TensorList steps, const Lr& lr, double beta1,
+                               double beta2, double weight_decay, double eps, bool decoupled_weight_decay,
+                               const at::Tensor& found_inf) {
   const std::vector<at::Tensor> no_max_exp_avg_sqs;
   const c10::optional<at::Tensor> inf = found_inf.defined() ? c10::optional<at::Tensor>(found_inf) : c10::nullopt;
   if (decoupled_weight_decay)
@@ -188,6 +190,13 @@ inline void fused_adam_(at::TensorList params, at::TensorList grads, at::TensorL
   else
     at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
                      weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
+}
+inline void fused_adam_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                        at::TensorList exp_avg_sqs, at::TensorList steps, double lr, double beta1,
+                        double beta2, double weight_decay, double eps, bool decoupled_weight_decay,
+                        const at::Tensor& found_inf) {
+  fused_adam_any_lr_(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, weight_decay, eps,
+                     decoupled_weight_decay, found_inf);
 }
 #else
 inline constexpr bool kHasFusedAdam = false;
@@ -196,23 +205,16 @@ inline void fused_adam_(at::TensorList, at::TensorList, at::TensorList, at::Tens
   TORCH_CHECK(false, "fused Adam/AdamW needs LibTorch 2.1 or newer");
 }
 #endif
-// The same kernels reading the lr from a 0-d float32 tensor on the parameters' device
-// (_fused_adam(w)_.tensor_lr, in every LibTorch from 2.4): a captured step then follows an lr
-// that the host changes between replays.
+// The same kernels reading the lr from the device (_fused_adam(w)_.tensor_lr, in every LibTorch
+// from 2.4): a captured step then follows an lr that the host changes between replays.
 #if LEROBOT_TORCH_AT_LEAST(2, 4)
 inline constexpr bool kHasFusedAdamTensorLr = true;
 inline void fused_adam_tensor_lr_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
                                   at::TensorList exp_avg_sqs, at::TensorList steps, const at::Tensor& lr,
                                   double beta1, double beta2, double weight_decay, double eps,
                                   bool decoupled_weight_decay, const at::Tensor& found_inf) {
-  const std::vector<at::Tensor> no_max_exp_avg_sqs;
-  const c10::optional<at::Tensor> inf = found_inf.defined() ? c10::optional<at::Tensor>(found_inf) : c10::nullopt;
-  if (decoupled_weight_decay)
-    at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
-                      weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
-  else
-    at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, no_max_exp_avg_sqs, steps, lr, beta1, beta2,
-                     weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/c10::nullopt, inf);
+  fused_adam_any_lr_(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, weight_decay, eps,
+                     decoupled_weight_decay, found_inf);
 }
 #else
 inline constexpr bool kHasFusedAdamTensorLr = false;
