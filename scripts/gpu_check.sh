@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything a GPU session checks, in one call that fits a 10-minute device run: the CUDA build
-# against the machine's pip PyTorch (shared/gpu-build's recipe: bash .dev/build.sh), the tests
-# that need a GPU, the training-step benchmarks against the PyTorch peers on the same GPU, a real
-# `lerobot-cpp train` on CUDA (the one-process NCCL group is one of the GPU tests), then as much of the whole suite as the
-# time left allows. Each phase has a time limit; whatever finished is reported.
+# against the machine's pip PyTorch (shared/gpu-build's recipe: bash .dev/build.sh), the
+# training-step and inference benchmarks against the PyTorch peers on the same GPU (first: they are
+# what a session cannot get elsewhere), the tests that need a GPU, a real `lerobot-cpp train` on
+# CUDA (the one-process NCCL group is one of the GPU tests), then as much of the whole suite as
+# the time left allows. Each phase has a time limit; whatever finished is reported.
 #
 #   OUT=/dir DEADLINE=580 bash scripts/gpu_check.sh     # on the GPU machine, in the project root
 #
@@ -56,18 +57,6 @@ LR=$B/apps/lerobot-cpp/lerobot-cpp
 say "built: $(ls $LR $B/bench/train_step/bench_train_step 2>&1 | tr '\n' ' ')"
 "$LR" --version 2>&1 | tee -a "$S"
 
-# ---- the tests that need a GPU (and those that check the build against this LibTorch) ---------
-GPU_TESTS='GraphedInference|NcclOneProcess|TrainDevice|DeviceMemoryPeak|CudaMathSettings|ResolveDevice|CapturedUpdateStep|StepCapture|StaticBatch|BuildCheck|Trainer[.]NonFinite|Trainer[.]Bf16|Fused|Optimizer|Foreach'
-run gpu_tests 100 ctest --test-dir $B --output-on-failure -j 4 --timeout 90 -R "$GPU_TESTS"
-grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)|Skipped|\*\*\*" "$L/gpu_tests.log" | tee -a "$S"
-
-# ---- a real run: lerobot-cpp train on CUDA (whole-step graphs, the loader's pinned copies) -----
-D=/tmp/gpu_check_data
-run generate 60 "$LR" dataset generate --env.type=reach2d --num_episodes=12 --output_dir=$D/reach2d
-run train_cuda 90 "$LR" train --policy.type=act --dataset.root=$D/reach2d --policy.device=cuda --batch_size=8 \
-  --steps=300 --log_freq=100 --save_freq=300 --num_workers=4 --policy.pretrained_backbone_weights=null --output_dir=$D/run
-grep -E "CUDA graph|step:|updt_s|mem_gb|error|WARN" "$L/train_cuda.log" | head -20 | sed 's/^/  train| /' >>"$S"
-
 # ---- training step: ours (graphs on / off) against the PyTorch peer, same GPU, same run --------
 BT=$B/bench/train_step/bench_train_step
 bench() {  # bench NAME MAX CMD...: keeps the figures in the summary
@@ -114,6 +103,18 @@ for ours in sorted(glob.glob(os.path.join(sys.argv[1], "*_ours*.log"))):
         o, p = ms(ours, k), ms(os.path.join(sys.argv[1], base + ".log"), key)
         print(f"ratio {label}: ours {o} ms, peer {p} ms, peer/ours {p / o:.2f}x" if o and p else f"ratio {label}: ours {o}, peer {p}")
 EOF
+
+# ---- the tests that need a GPU (and those that check the build against this LibTorch) ---------
+GPU_TESTS='GraphedInference|NcclOneProcess|TrainDevice|DeviceMemoryPeak|CudaMathSettings|ResolveDevice|CapturedUpdateStep|StepCapture|StaticBatch|BuildCheck|Trainer[.]NonFinite|Trainer[.]Bf16|Fused|Optimizer|Foreach'
+run gpu_tests 100 ctest --test-dir $B --output-on-failure -j 4 --timeout 90 -R "$GPU_TESTS"
+grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)|Skipped|\*\*\*" "$L/gpu_tests.log" | tee -a "$S"
+
+# ---- a real run: lerobot-cpp train on CUDA (whole-step graphs, the loader's pinned copies) -----
+D=/tmp/gpu_check_data
+run generate 60 "$LR" dataset generate --env.type=reach2d --num_episodes=12 --output_dir=$D/reach2d
+run train_cuda 90 "$LR" train --policy.type=act --dataset.root=$D/reach2d --policy.device=cuda --batch_size=8 \
+  --steps=300 --log_freq=100 --save_freq=300 --num_workers=4 --policy.pretrained_backbone_weights=null --output_dir=$D/run
+grep -E "CUDA graph|step:|updt_s|mem_gb|error|WARN" "$L/train_cuda.log" | head -20 | sed 's/^/  train| /' >>"$S"
 
 # ---- the whole suite with the time left (GPU tests already ran above) --------------------------
 run ctest_all 600 ctest --test-dir $B -j 12 --timeout 120 --output-on-failure -E "$GPU_TESTS"
