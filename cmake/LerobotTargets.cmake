@@ -42,8 +42,10 @@ function(lerobot_test name)
     set(A_TIMEOUT 600)
   endif()
   include(GoogleTest)
+  # An unset --policy.device is the CPU in tests (the resolver's LEROBOT_CPP_DEFAULT_DEVICE): the
+  # GPU tests name CUDA themselves, and on a GPU machine the CPU checks stay on the CPU.
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120
-    PROPERTIES TIMEOUT ${A_TIMEOUT} LABELS "${A_LABELS}")
+    PROPERTIES TIMEOUT ${A_TIMEOUT} ENVIRONMENT "LEROBOT_CPP_DEFAULT_DEVICE=cpu" LABELS "${A_LABELS}")
 endfunction()
 
 # lerobot_layer(NAME DIR [TORCH] DEPS ...): a library of every .cpp under DIR (globbed, so adding

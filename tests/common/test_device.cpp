@@ -2,6 +2,8 @@
 // the allocator peak: what each input resolves to on this machine, with or without a GPU.
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <torch/cuda.h>
 
 #include "lerobot/common/device.h"
@@ -35,6 +37,12 @@ TEST(ResolveDevice, UnknownNamesAreUsageErrorsNamingTheFlag) {
 }
 
 TEST(ResolveDevice, CpuIsCpuAndAutoPicksTheRanksGpuWhenThereIsOne) {
+  // ctest runs every test with LEROBOT_CPP_DEFAULT_DEVICE=cpu: an unset device is then the CPU.
+  const char* suite_default = std::getenv("LEROBOT_CPP_DEFAULT_DEVICE");
+  const std::string saved = suite_default ? suite_default : "";
+  ::setenv("LEROBOT_CPP_DEFAULT_DEVICE", "cpu", 1);
+  EXPECT_EQ(resolve_device(std::nullopt, 0), c10::Device(c10::kCPU));
+  ::unsetenv("LEROBOT_CPP_DEFAULT_DEVICE");  // the automatic choice, as users get it
   EXPECT_EQ(resolve_device(std::string("cpu"), 3), c10::Device(c10::kCPU));
   for (int rank : {0, 1, 5}) {
     const c10::Device d = resolve_device(std::nullopt, rank);
@@ -45,6 +53,7 @@ TEST(ResolveDevice, CpuIsCpuAndAutoPicksTheRanksGpuWhenThereIsOne) {
     }
     EXPECT_EQ(resolve_device(std::string("cuda"), rank), d) << "cuda = the automatic choice for rank " << rank;
   }
+  if (suite_default) ::setenv("LEROBOT_CPP_DEFAULT_DEVICE", saved.c_str(), 1);
 }
 
 TEST(ResolveDevice, AnIndexIsKeptOrRefusedAndOtherMachinesDevicesFallBack) {

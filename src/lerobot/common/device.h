@@ -10,7 +10,8 @@
 namespace lerobot {
 
 // `requested` is the --policy.device value (or the "device" of a checkpoint's config.json):
-// - null: cuda when a GPU is visible, else cpu (LeRobot auto-selects too);
+// - null: $LEROBOT_CPP_DEFAULT_DEVICE when set (the test suite sets cpu), else cuda when a GPU is
+//   visible, else cpu (LeRobot auto-selects too);
 // - "cpu"; "cuda" → the process's GPU, cuda:(local_rank % visible GPUs); "cuda:N" keeps N
 //   (an N beyond the visible GPUs is a usage error naming `flag`);
 // - "cuda" without a GPU, and "mps"/"xpu" (what LeRobot writes on other machines): a warning and

@@ -5,6 +5,7 @@
 #include <torch/cuda.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
@@ -25,7 +26,13 @@ c10::Device auto_device(int local_rank) {
 }  // namespace
 
 c10::Device resolve_device(const std::optional<std::string>& requested, int local_rank, const std::string& flag) {
-  if (!requested || requested->empty()) return auto_device(local_rank);
+  if (!requested || requested->empty()) {
+    // The test suite sets LEROBOT_CPP_DEFAULT_DEVICE=cpu: on a GPU machine only the tests that ask
+    // for CUDA use it, and the CPU checks stay the CPU checks (bit-exact resumes, TF32-free math).
+    const char* fallback = std::getenv("LEROBOT_CPP_DEFAULT_DEVICE");
+    if (fallback && *fallback) return resolve_device(std::string(fallback), local_rank, "LEROBOT_CPP_DEFAULT_DEVICE");
+    return auto_device(local_rank);
+  }
   const std::string& name = *requested;
   std::optional<c10::Device> parsed;
   try {
