@@ -21,7 +21,7 @@ from torch import nn
 import torchvision
 from torchvision.ops.misc import FrozenBatchNorm2d
 
-from peer_timing import time_and_report
+from peer_common import add_common_args, prepare_device, time_and_report
 
 
 def sinusoid_1d(n, d):
@@ -140,24 +140,10 @@ class ACT(nn.Module):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--batch_size", type=int, default=8)
+    add_common_args(ap, batch_size=8)
     ap.add_argument("--image_size", type=int, default=96)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--mixed_precision", default="no", choices=["no", "bf16"])
-    ap.add_argument("--state_dim", type=int, default=2)
-    ap.add_argument("--action_dim", type=int, default=2)
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: PyTorch's default)")
     a = ap.parse_args()
-    if a.threads > 0:
-        torch.set_num_threads(a.threads)
-    dev = torch.device(a.device)
-    if dev.type == "cuda":  # LeRobot's train script
-        torch.backends.cudnn.benchmark = True
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
-    torch.manual_seed(0)
+    dev = prepare_device(a)
     model = ACT(a.state_dim, a.action_dim).to(dev).train()
     backbone = [p for n, p in model.named_parameters() if n.startswith("backbone") and p.requires_grad]
     rest = [p for n, p in model.named_parameters() if not n.startswith("backbone") and p.requires_grad]

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 import torchvision
 
-from peer_timing import time_and_report
+from peer_common import add_common_args, prepare_device, time_and_report
 
 N_OBS_STEPS, NUM_TRAIN_TIMESTEPS, NUM_KEYPOINTS = 2, 100, 32
 DOWN_DIMS, KERNEL, N_GROUPS, STEP_EMBED = (512, 1024, 2048), 5, 8, 128
@@ -202,30 +202,16 @@ def cosine_with_warmup(warmup, total):  # diffusers get_scheduler("cosine"), num
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--batch_size", type=int, default=64)
+    add_common_args(ap, batch_size=64)
     ap.add_argument("--image_size", type=int, default=96, help="frame size before the crop")
     ap.add_argument("--crop_shape", type=int, default=0, help="square crop side (0: none, our default)")
     ap.add_argument("--group_norm", action="store_true", help="GroupNorm backbone (pre-2026 default)")
     ap.add_argument("--horizon", type=int, default=64)
     ap.add_argument("--n_action_steps", type=int, default=32)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--mixed_precision", default="no", choices=["no", "bf16"])
-    ap.add_argument("--state_dim", type=int, default=2)
-    ap.add_argument("--action_dim", type=int, default=2)
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: PyTorch's default)")
     ap.add_argument("--infer", action="store_true", help="time DDIM inference of one chunk at batch 1")
     ap.add_argument("--num_inference_steps", type=int, default=10)
     a = ap.parse_args()
-    if a.threads > 0:
-        torch.set_num_threads(a.threads)
-    dev = torch.device(a.device)
-    if dev.type == "cuda":  # LeRobot's train script
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
-        torch.backends.cudnn.benchmark = True
-    torch.manual_seed(0)
+    dev = prepare_device(a)
     s, crop = a.image_size, min(a.crop_shape, a.image_size)
     model = Diffusion(a.state_dim, a.action_dim, s, crop, a.group_norm).to(dev)
     params = [p for p in model.parameters() if p.requires_grad]
