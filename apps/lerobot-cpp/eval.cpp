@@ -60,6 +60,7 @@ int eval_main(const Args& input) {
   if (cfg.policy->use_amp) {
     LOG_WARNING << "--policy.use_amp is ignored by lerobot-cpp eval (full precision)";
   }
+  apply_cuda_math_settings({cfg.cuda.tf32, cfg.cuda.cudnn_benchmark, /*cudnn_deterministic=*/false});
   torch::manual_seed(static_cast<uint64_t>(cfg.seed));
 
   const fs::path out = cfg.resolved_output_dir();
@@ -84,8 +85,9 @@ int eval_main(const Args& input) {
 
   EvalResult result;
   {
-    PolicyActionSource source(*policy, processors);
+    PolicyActionSource source(*policy, processors, cfg.cuda.graphs);
     result = evaluate(source, *cfg.env, o);
+    if (device.is_cuda()) LOG_INFO << "CUDA graphs for the action chunks: " << source.graphs_status();
   }
   fs::create_directories(out);
   write_file_atomic(out / "eval_info.json", result.to_json().dump(2));

@@ -210,6 +210,8 @@ TEST(ACTInference, RawObservationToUnnormalizedAction) {
   save_policy_processors(dir, make_policy_processors(cfg, stats));
 
   InferencePolicy runner(dir);
+  EXPECT_NE(runner.graphs_why_not().find("cpu"), std::string::npos) << runner.graphs_why_not();
+  EXPECT_FALSE(runner.graphs_replaying());
   auto img_hwc = torch::randint(0, 256, {24, 24, 3}, torch::kUInt8);
   auto state = torch::randn({6});
   std::map<std::string, torch::Tensor> obs = {{"observation.images.cam0", img_hwc}, {"observation.state", state}};

@@ -2,17 +2,31 @@
 #include "lerobot/eval/action_source.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/graphed_inference.h"
 
 namespace lerobot {
 
-PolicyActionSource::PolicyActionSource(Policy& policy, const PolicyProcessors& processors)
-    : policy_(policy), processors_(processors), device_(policy.device()), was_training_(policy.is_training()) {
+PolicyActionSource::PolicyActionSource(Policy& policy, const PolicyProcessors& processors, bool cuda_graphs)
+    : policy_(policy),
+      processors_(processors),
+      device_(policy.device()),
+      was_training_(policy.is_training()),
+      graphed_(std::make_unique<GraphedChunkPredictor>(policy, cuda_graphs)) {
   processors_.normalizer.to(device_);
   processors_.unnormalizer.to(torch::kCPU);
   policy_.eval();
+  graphed_->serve_select_action();
 }
 
-PolicyActionSource::~PolicyActionSource() { policy_.train(was_training_); }
+PolicyActionSource::~PolicyActionSource() {
+  graphed_.reset();  // gives select_action back its own chunks
+  policy_.train(was_training_);
+}
+
+std::string PolicyActionSource::graphs_status() const {
+  if (graphed_->replaying()) return "replaying";
+  return graphed_->why_not().empty() ? "warming up" : graphed_->why_not();
+}
 
 void PolicyActionSource::reset(int64_t) { policy_.reset(); }
 

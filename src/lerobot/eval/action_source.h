@@ -16,6 +16,8 @@
 
 namespace lerobot {
 
+class GraphedChunkPredictor;
+
 // One step's observation of the whole batch of envs, as LeRobot's preprocess_observation makes it:
 // batch["observation.image"] float32 (B, 3, H, W) in [0, 1] and batch["observation.state"] float32
 // (B, 2), on the CPU. `env` is the simulator itself, for scripted sources that read its true state.
@@ -35,19 +37,24 @@ class ActionSource {
 
 // A trained policy with its processors: preprocess (rename, normalize) -> select_action (with its
 // action queue) -> unnormalize. Runs under NoGradGuard with the policy in eval mode; the policy's
-// training/eval mode is restored when the source is destroyed.
+// training/eval mode is restored when the source is destroyed. On a CUDA device (LibTorch 2.x) with
+// cuda_graphs, each chunk prediction of a full batch of envs is a CUDA-graph replay
+// (GraphedChunkPredictor); a smaller last batch runs eagerly.
 class PolicyActionSource : public ActionSource {
  public:
-  PolicyActionSource(Policy& policy, const PolicyProcessors& processors);
+  PolicyActionSource(Policy& policy, const PolicyProcessors& processors, bool cuda_graphs = true);
   ~PolicyActionSource() override;
   void reset(int64_t n_envs) override;
   torch::Tensor act(const RolloutObservation& obs) override;
+  // "replaying", "warming up", or why chunks are predicted eagerly.
+  std::string graphs_status() const;
 
  private:
   Policy& policy_;
   PolicyProcessors processors_;  // a copy whose normalizers live on the policy's / CPU device
   torch::Device device_;
   bool was_training_;
+  std::unique_ptr<GraphedChunkPredictor> graphed_;
 };
 
 // The task's scripted expert (reads the simulator state, ignores the images).

@@ -29,6 +29,7 @@ void EvalPipelineConfig::visit(FieldVisitor& v) {
   field(v, "job_name", job_name, "Job name (default <env.type>_<policy.type>)");
   field(v, "seed", seed, "Episode k of the evaluation uses env seed seed + k");
   field(v, "rename_map", rename_map, "Rename observation keys {env_key: policy_key}");
+  field(v, "cuda", cuda, "(lerobot.cpp) CUDA settings: TF32 and cuDNN benchmark (on, as lerobot-eval sets them), graphs");
 }
 
 void EvalPipelineConfig::validate() const {

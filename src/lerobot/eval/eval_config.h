@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lerobot/common/config/config.h"
+#include "lerobot/common/cuda_config.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/policies/policy_config.h"
 
@@ -41,6 +42,7 @@ struct EvalPipelineConfig : Config {
   std::optional<std::string> job_name;
   int64_t seed = 1000;
   std::map<std::string, std::string> rename_map;
+  CudaConfig cuda;  // lerobot.cpp: TF32 / cuDNN benchmark as lerobot-eval sets them, graphs
 
   void visit(FieldVisitor& v) override;
   void validate() const override;

@@ -109,8 +109,8 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
 
 EvalResult evaluate_policy(Policy& policy, const PolicyProcessors& processors, const EnvConfig& env_cfg,
                            int64_t n_episodes, int64_t batch_size, int64_t start_seed, const fs::path& videos_dir,
-                           int max_videos, bool blank_images) {
-  PolicyActionSource source(policy, processors);
+                           int max_videos, bool blank_images, bool cuda_graphs) {
+  PolicyActionSource source(policy, processors, cuda_graphs);
   EvalOptions o;
   o.n_episodes = n_episodes;
   o.batch_size = batch_size;

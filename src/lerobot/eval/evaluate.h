@@ -61,7 +61,8 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
 // The trainer's entry point: evaluates `policy` (restored to its train/eval mode afterwards).
 EvalResult evaluate_policy(Policy& policy, const PolicyProcessors& processors, const EnvConfig& env_cfg,
                            int64_t n_episodes, int64_t batch_size, int64_t start_seed,
-                           const fs::path& videos_dir, int max_videos, bool blank_images = false);
+                           const fs::path& videos_dir, int max_videos, bool blank_images = false,
+                           bool cuda_graphs = true);
 
 // Writes RGB HWC frames as an mp4 (libx264 yuv420p like LeRobot's eval videos; libsvtav1 when
 // this FFmpeg has no libx264).

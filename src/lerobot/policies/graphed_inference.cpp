@@ -17,7 +17,14 @@ GraphedChunkPredictor::GraphedChunkPredictor(Policy& policy, bool enabled, int w
   }
 }
 
-GraphedChunkPredictor::~GraphedChunkPredictor() = default;
+GraphedChunkPredictor::~GraphedChunkPredictor() {
+  if (serving_) policy_.set_chunk_source(nullptr);
+}
+
+void GraphedChunkPredictor::serve_select_action() {
+  policy_.set_chunk_source([this](const Batch& batch) { return predict(batch); });
+  serving_ = true;
+}
 
 bool GraphedChunkPredictor::replaying() const { return graph_ && graph_->captured(); }
 

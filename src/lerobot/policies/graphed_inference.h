@@ -31,12 +31,16 @@ class GraphedChunkPredictor {
   bool replaying() const;
   // Why calls run eagerly ("" while graphs are in use or still warming up).
   const std::string& why_not() const { return why_not_; }
+  // Makes the policy's select_action take its chunks from predict() (Policy::set_chunk_source)
+  // until this predictor is destroyed.
+  void serve_select_action();
 
  private:
   Policy& policy_;
   bool enabled_;
   int warmup_calls_;
   int calls_ = 0;
+  bool serving_ = false;
   std::string why_not_;
   StaticBatch inputs_;
   torch::Tensor output_;  // the captured call's result, refilled by every replay

@@ -3,11 +3,12 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/torch_compat.h"
+#include "lerobot/policies/graphed_inference.h"
 #include "lerobot/policies/pretrained_io.h"
 
 namespace lerobot {
 
-InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device)
+InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device, bool cuda_graphs)
     : policy_(load_pretrained(dir, std::nullopt, device)), processors_(load_policy_processors(dir)), device_(device) {
   if (const auto problems = normalizer_stat_problems(processors_.normalizer); !problems.empty())
     throw_checkpoint("the policy's normalizer cannot normalize: " + problems.front(),
@@ -15,7 +16,14 @@ InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device)
   processors_.normalizer.to(device_);
   processors_.unnormalizer.to(torch::kCPU);
   policy_->eval();
+  graphed_ = std::make_unique<GraphedChunkPredictor>(*policy_, cuda_graphs);
+  graphed_->serve_select_action();
 }
+
+InferencePolicy::~InferencePolicy() = default;  // the predictor gives the policy its own chunks back
+
+bool InferencePolicy::graphs_replaying() const { return graphed_->replaying(); }
+std::string InferencePolicy::graphs_why_not() const { return graphed_->why_not(); }
 
 Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& observation) const {
   const PolicyConfig& cfg = policy_->config();
@@ -62,7 +70,7 @@ torch::Tensor InferencePolicy::select_action(const std::map<std::string, torch::
 
 torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, torch::Tensor>& observation) {
   InferenceGuard guard;
-  auto chunk = policy_->predict_action_chunk(prepare(observation));  // (1, chunk, A)
+  auto chunk = graphed_->predict(prepare(observation));  // (1, chunk, A)
   return processors_.postprocess_action(chunk.to(torch::kCPU)).squeeze(0);
 }
 

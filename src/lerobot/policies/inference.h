@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "lerobot/common/fs.h"
@@ -13,10 +14,18 @@
 
 namespace lerobot {
 
+class GraphedChunkPredictor;
+
 class InferencePolicy {
  public:
-  // Reads config.json, model.safetensors and the processor files of `pretrained_dir`.
-  explicit InferencePolicy(const fs::path& pretrained_dir, torch::Device device = torch::kCPU);
+  // Reads config.json, model.safetensors and the processor files of `pretrained_dir`. On a CUDA
+  // device (LibTorch 2.x) with cuda_graphs, each chunk prediction (for Diffusion the whole
+  // denoising loop) is recorded once, after two eager calls, and replayed as one CUDA graph.
+  explicit InferencePolicy(const fs::path& pretrained_dir, torch::Device device = torch::kCPU,
+                           bool cuda_graphs = true);
+  ~InferencePolicy();
+  InferencePolicy(const InferencePolicy&) = delete;
+  InferencePolicy& operator=(const InferencePolicy&) = delete;
 
   // observation: feature key -> tensor without batch dim. Cameras: uint8 (H, W, C) or (C, H, W)
   // (scaled by 1/255) or float (C, H, W) already in [0, 1]; state: float (S).
@@ -33,11 +42,15 @@ class InferencePolicy {
 
   // Raw observation -> normalized batch of 1 on the policy's device (exposed for tests).
   Batch prepare(const std::map<std::string, torch::Tensor>& observation) const;
+  // Whether chunks are CUDA-graph replays now; else why not ("" while warming up).
+  bool graphs_replaying() const;
+  std::string graphs_why_not() const;
 
  private:
   PolicyPtr policy_;
   PolicyProcessors processors_;
   torch::Device device_;
+  std::unique_ptr<GraphedChunkPredictor> graphed_;
 };
 
 }  // namespace lerobot

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,13 @@ class Policy : public torch::nn::Module {
   // "" when it can.
   virtual std::string graph_capture_blocker() const { return ""; }
 
+  // Where select_action takes its action chunks from when its queue runs out: `source` while one
+  // is set (a GraphedChunkPredictor replaying predict_action_chunk as a CUDA graph), else
+  // predict_action_chunk itself. An empty function restores the default.
+  using ChunkSource = std::function<torch::Tensor(const Batch&)>;
+  void set_chunk_source(ChunkSource source) { chunk_source_ = std::move(source); }
+  bool has_chunk_source() const { return static_cast<bool>(chunk_source_); }
+
   // Every parameter and buffer under LeRobot's names (tensors alias the live ones).
   TensorMap state_dict() const;
   // Copies `state` into the policy. Strict: any missing, unexpected or mis-shaped key throws a
@@ -65,6 +73,13 @@ class Policy : public torch::nn::Module {
   void load_state_dict(const TensorMap& state, const std::string& source);
 
   torch::Device device() const;
+
+ protected:
+  // The chunk select_action acts on: the chunk source's, or predict_action_chunk(batch).
+  torch::Tensor next_chunk(const Batch& batch) { return chunk_source_ ? chunk_source_(batch) : predict_action_chunk(batch); }
+
+ private:
+  ChunkSource chunk_source_;
 };
 
 using PolicyPtr = std::shared_ptr<Policy>;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lerobot/common/config/config.h"
+#include "lerobot/common/cuda_config.h"
 #include "lerobot/common/fs.h"
 #include "lerobot/datasets/dataset_config.h"
 #include "lerobot/envs/env_config.h"
@@ -116,21 +117,6 @@ struct DistributedConfig : Config {
     field(v, "reduce_gradients", reduce_gradients,
           "Test/diagnostic switch: false skips the gradient all-reduce, so each rank trains on its own "
           "batches only and the replicas drift apart (rank 0's model is saved). Never use it to train");
-  }
-};
-
-// lerobot.cpp's CUDA math switches (LeRobot's train script sets both on; not in its config).
-struct CudaConfig : Config {
-  bool tf32 = true;
-  bool cudnn_benchmark = true;
-  bool graphs = true;
-  void visit(FieldVisitor& v) override {
-    field(v, "tf32", tf32, "TF32 for float32 matmuls and convolutions on CUDA (LeRobot enables it)");
-    field(v, "cudnn_benchmark", cudnn_benchmark,
-          "cuDNN benchmark mode: the fastest algorithm per shape (LeRobot: on unless --cudnn_deterministic)");
-    field(v, "graphs", graphs,
-          "Whole-step CUDA graphs where safe: one process, constant lr, fused Adam/AdamW, no fp16 loss scaling "
-          "(the log says why when a run steps eagerly)");
   }
 };
 

@@ -14,7 +14,8 @@ Json run_training_eval(TrainSetup& s, int64_t step) {
   const int64_t n = s.cfg.eval.n_episodes;
   const int64_t batch = s.cfg.eval.batch_size > 0 ? s.cfg.eval.batch_size : std::min<int64_t>(n, 50);
   const fs::path videos = s.output_dir / "eval" / ("videos_step_" + checkpoint_step_id(step, s.cfg.steps));
-  const EvalResult r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4);
+  const EvalResult r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4,
+                                        /*blank_images=*/false, s.cfg.cuda.graphs);
   s.policy->train();
   LOG_INFO << "eval step " << step << ": pc_success " << r.pc_success << "% over " << r.n_episodes
            << " episodes (avg_sum_reward " << r.avg_sum_reward << ", eval_s " << r.eval_s << ")";

@@ -13,6 +13,7 @@
 #include "lerobot/common/strings.h"
 #include "lerobot/optim/presets.h"
 #include "lerobot/policies/factory.h"
+#include "lerobot/policies/memory_format.h"
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/train/checkpoint.h"
@@ -192,6 +193,11 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                             resume_from.has_value());
   s->processors.rename_map = cfg.rename_map;
   s->processors.normalizer.to(s->device);
+
+  if (cfg.cuda.channels_last) {  // before the optimizer: its state takes the parameters' layout
+    const int64_t n = use_channels_last(*s->policy);
+    if (s->is_main()) LOG_INFO << "Channels-last memory format for " << n << " convolution weights";
+  }
 
   // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).
   if (cfg.use_policy_training_preset && !resume_from) apply_policy_preset(cfg);

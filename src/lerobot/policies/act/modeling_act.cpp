@@ -85,9 +85,9 @@ torch::Tensor ACTPolicy::predict_action_chunk(const Batch& batch) {
 torch::Tensor ACTPolicy::select_action(const Batch& batch) {
   torch::NoGradGuard no_grad;
   eval();
-  if (ensembler_) return ensembler_->update(predict_action_chunk(batch));
+  if (ensembler_) return ensembler_->update(next_chunk(batch));
   if (queue_.empty()) {
-    auto chunk = predict_action_chunk(batch).narrow(1, 0, config_.n_action_steps);  // (B, n, A)
+    auto chunk = next_chunk(batch).narrow(1, 0, config_.n_action_steps);  // (B, n, A)
     for (int64_t i = 0; i < chunk.size(1); ++i) queue_.push_back(chunk.select(1, i));
   }
   auto action = queue_.front();

@@ -99,7 +99,7 @@ torch::Tensor DiffusionPolicy::select_action(const Batch& batch) {
   if (action_queue_.empty()) {
     Batch stacked;
     for (const auto& k : keys) stacked[k] = torch::stack(std::vector<torch::Tensor>(obs_queues_[k].begin(), obs_queues_[k].end()), 1);
-    auto actions = predict_action_chunk(stacked);  // (B, n_action_steps, A)
+    auto actions = next_chunk(stacked);  // (B, n_action_steps, A)
     for (int64_t i = 0; i < actions.size(1); ++i) action_queue_.push_back(actions.select(1, i));
   }
   auto action = action_queue_.front();
