@@ -72,6 +72,8 @@ for cfg in "8 96 no 150" "8 96 bf16 150" "64 480 no 40" "64 480 bf16 40"; do
   bench "${tag}_ours" 45 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 --accelerator.mixed_precision=$3 --steps=$4 $extra
   [ "$1" = 8 ] && bench "${tag}_ours_nographs" 45 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 \
     --accelerator.mixed_precision=$3 --steps=$4 --cuda.graphs=false
+  [ "$3" = bf16 ] && bench "${tag}_ours_cl" 45 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 \
+    --accelerator.mixed_precision=$3 --steps=$4 --cuda.channels_last=true  # NHWC convolutions (opt-in)
   bench "${tag}_peer" 45 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=$1 --image_size=$2 \
     --mixed_precision=$3 --steps=$4
 done
@@ -98,7 +100,7 @@ def ms(path, key):
 for ours in sorted(glob.glob(os.path.join(sys.argv[1], "*_ours*.log"))):
     key = "ms/chunk" if "ddim" in ours else "ms/step"
     name = os.path.basename(ours)[:-4]
-    base = re.sub(r"_ours(_nographs)?$", "_peer", name)
+    base = re.sub(r"_ours(_nographs|_cl)?$", "_peer", name)
     for label, k in ((name, key), (name + " graphed", "ms/chunk graphed")) if "ddim" in ours else ((name, key),):
         o, p = ms(ours, k), ms(os.path.join(sys.argv[1], base + ".log"), key)
         print(f"ratio {label}: ours {o} ms, peer {p} ms, peer/ours {p / o:.2f}x" if o and p else f"ratio {label}: ours {o}, peer {p}")

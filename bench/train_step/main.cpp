@@ -55,7 +55,24 @@ double max_rss_gb() {
 
 }  // namespace
 
+int run_bench(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("usage: bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [--batch_size=8] "
+                  "[--infer_iters=0] [--policy.type=act|diffusion] [any lerobot-cpp train flag]\n");
+      return 0;
+    }
+  try {
+    return run_bench(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}
+
+int run_bench(int argc, char** argv) {
   // As lerobot-cpp does at start (LEROBOT_CPP_HOST_ALLOCATOR=default measures glibc's defaults).
   const HostAllocatorTuning alloc = tune_host_allocator();
   int steps = 20, warmup = 3;
