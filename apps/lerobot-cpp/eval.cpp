@@ -14,6 +14,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/eval/eval_config.h"
 #include "lerobot/eval/evaluate.h"
+#include "lerobot/policies/memory_format.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/processor_io.h"
 
@@ -66,6 +67,7 @@ int eval_main(const Args& input) {
   const fs::path out = cfg.resolved_output_dir();
   LOG_INFO << "Output dir: " << out.string();
   PolicyPtr policy = load_policy(cfg, policy_dir, device);
+  if (cfg.cuda.channels_last) use_channels_last(*policy);
   PolicyProcessors processors = load_policy_processors(policy_dir);
   for (const auto& kv : cfg.rename_map) processors.rename_map[kv.first] = kv.second;
   processors.device = device.str();

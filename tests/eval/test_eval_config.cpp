@@ -32,7 +32,8 @@ TEST(EvalConfig, ParsesLeRobotFlagsAndOurs) {
   const fs::path dir = policy_dir();
   const EvalPipelineConfig cfg =
       parse_eval_config({"--policy.path=" + dir.string(), "--env.type=push2d", "--env.image_size=64", "--eval.n_episodes=4",
-                         "--eval.batch_size=2", "--eval.blank_images=true", "--policy.device=cpu", "--seed=7"});
+                         "--eval.batch_size=2", "--eval.blank_images=true", "--policy.device=cpu", "--seed=7",
+                         "--cuda.graphs=false", "--cuda.channels_last=true", "--cuda.tf32=false"});
   EXPECT_EQ(cfg.env.type(), "push2d");
   EXPECT_EQ(cfg.env->image_size, 64);
   EXPECT_EQ(cfg.policy.type(), "act");
@@ -42,6 +43,9 @@ TEST(EvalConfig, ParsesLeRobotFlagsAndOurs) {
   EXPECT_EQ(cfg.resolved_batch_size(), 2);
   EXPECT_TRUE(cfg.eval.blank_images);
   EXPECT_EQ(cfg.seed, 7);
+  EXPECT_FALSE(cfg.cuda.graphs);  // lerobot.cpp's --cuda.* as train's
+  EXPECT_TRUE(cfg.cuda.channels_last);
+  EXPECT_FALSE(cfg.cuda.tf32);
   EXPECT_TRUE(std::regex_match(cfg.resolved_output_dir(),
                                std::regex(R"(outputs/eval/\d{4}-\d{2}-\d{2}/\d{2}-\d{2}-\d{2}_push2d_act)")))
       << cfg.resolved_output_dir();
@@ -50,6 +54,8 @@ TEST(EvalConfig, ParsesLeRobotFlagsAndOurs) {
   EXPECT_EQ(defaults.eval.n_episodes, 50);
   EXPECT_EQ(defaults.resolved_batch_size(), 50);
   EXPECT_FALSE(defaults.eval.blank_images);
+  EXPECT_TRUE(defaults.cuda.graphs && defaults.cuda.tf32 && defaults.cuda.cudnn_benchmark);  // as lerobot-eval
+  EXPECT_FALSE(defaults.cuda.channels_last);
   fs::remove_all(dir);
 }
 

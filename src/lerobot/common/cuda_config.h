@@ -20,7 +20,7 @@ struct CudaConfig : Config {
           "CUDA graphs where safe: the whole training step (one process, fused Adam/AdamW, no fp16 loss "
           "scaling) and each action-chunk prediction (the log says why when they are not used)");
     field(v, "channels_last", channels_last,
-          "(train) Convolution weights in channels-last (NHWC) memory format, the layout of cuDNN's bf16 "
+          "Convolution weights in channels-last (NHWC) memory format, the layout of cuDNN's bf16 "
           "tensor-core kernels; checkpoints are unchanged. Off until measured faster on a GPU");
   }
 };
