@@ -21,7 +21,7 @@ struct HostAllocatorTuning {
 // Raises glibc's mmap threshold to its maximum (32 MiB) and its top pad, turns trimming off, so
 // blocks up to 32 MiB are reused from the heap instead of mapped and faulted in again, and turns
 // mmap off for larger blocks (M_MMAP_MAX 0: they come from the main heap and are reused too;
-// Diffusion's CPU step 8.4 s -> 5.5 s, bench/train_step). Leaves
+// Diffusion's CPU step 8.4-9.4 s -> 5.7 s, bench/train_step). Leaves
 // everything alone when the user set malloc tunables themselves (any MALLOC_*_ variable or a
 // glibc.malloc tunable in GLIBC_TUNABLES), when LEROBOT_CPP_HOST_ALLOCATOR=default, and on a C
 // library other than glibc. Call once, early in main(), before threads start.

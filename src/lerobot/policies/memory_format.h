@@ -2,7 +2,7 @@
 // ResNet backbones) in NHWC, the layout bf16 tensor cores work in, without a transpose around each
 // convolution; activations follow the weights' layout from the first convolution on. The
 // parameters keep their shapes and names; only their strides change, so checkpoints (written
-// contiguous) and loading are unaffected. --cuda.channels_last in train.
+// contiguous) and loading are unaffected. --cuda.channels_last in train and eval.
 #pragma once
 
 #include <torch/torch.h>
