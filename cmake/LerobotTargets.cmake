@@ -27,7 +27,8 @@ endfunction()
 # lerobot_test(NAME SOURCES ... DEPS ...) : a GoogleTest binary registered with ctest.
 function(lerobot_test name)
   cmake_parse_arguments(A "TORCH" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
-  add_executable(${name} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/run_command.cpp)
+  add_executable(${name} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/run_command.cpp
+                 ${PROJECT_SOURCE_DIR}/tests/support/process_temp_dir.cpp)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_options(${name} PRIVATE ${LEROBOT_WARNINGS})
   target_compile_definitions(${name} PRIVATE

@@ -80,5 +80,14 @@ if [ ! -f "$BUILD_DIR/build.ninja" ] || [ -n "${CMAKE_ARGS:-}" ] ||
    { [ -n "$TORCH_PREFIX" ] && [ "$cached_prefix" != "$TORCH_PREFIX" ]; }; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${TORCH_ARGS[@]}" ${CMAKE_ARGS:-}
 fi
+# A full disk shows up as a compiler's "cannot write PCH file" or a test's short write; say it first.
+# The build takes about 0.7 GB and the tests up to 2 GB of temp files at once (removed as they end).
+for d in "$(dirname "$BUILD_DIR/x")" "${TMPDIR:-/tmp}"; do
+  free_kb=$(df -Pk "$d" 2>/dev/null | awk 'NR==2 {print $4}')
+  if [ -n "$free_kb" ] && [ "$free_kb" -lt 4000000 ]; then
+    echo "setup: warning: only $((free_kb / 1024)) MB free on the disk of $d; building and testing need about 3 GB." \
+         "Free some space (old build directories, /tmp/lerobot_*) or point BUILD_DIR/TMPDIR elsewhere." >&2
+  fi
+done
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 echo "setup: built $BUILD_DIR/apps/lerobot-cpp/lerobot-cpp"
