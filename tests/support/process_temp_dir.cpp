@@ -19,7 +19,8 @@ struct ProcessTempDir {
     const std::filesystem::path parent = (base != nullptr && *base != '\0') ? base : "/tmp";
     std::string tmpl = (parent / "lerobot_test_XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) {
-      std::perror(("cannot make a temp directory " + tmpl + " (is TMPDIR writable, is the disk full?)").c_str());
+      std::perror(
+          ("cannot make a temp directory " + tmpl + " (is TMPDIR writable, is the disk full?)").c_str());
       std::abort();
     }
     path = tmpl;

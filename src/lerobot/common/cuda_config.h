@@ -15,7 +15,8 @@ struct CudaConfig : Config {
   void visit(FieldVisitor& v) override {
     field(v, "tf32", tf32, "TF32 for float32 matmuls and convolutions on CUDA (LeRobot enables it)");
     field(v, "cudnn_benchmark", cudnn_benchmark,
-          "cuDNN benchmark mode: the fastest algorithm per shape (LeRobot: on unless --cudnn_deterministic)");
+          "cuDNN benchmark mode, the fastest algorithm per shape (LeRobot: on; train's "
+          "--cudnn_deterministic: off)");
     field(v, "graphs", graphs,
           "CUDA graphs where safe: the whole training step (one process, fused Adam/AdamW, no fp16 loss "
           "scaling) and each action-chunk prediction (the log says why when they are not used)");
