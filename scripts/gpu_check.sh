@@ -117,6 +117,10 @@ run generate 60 "$LR" dataset generate --env.type=reach2d --num_episodes=12 --ou
 run train_cuda 90 "$LR" train --policy.type=act --dataset.root=$D/reach2d --policy.device=cuda --batch_size=8 \
   --steps=300 --log_freq=100 --save_freq=300 --num_workers=4 --policy.pretrained_backbone_weights=null --output_dir=$D/run
 grep -E "CUDA graph|step:|updt_s|mem_gb|error|WARN" "$L/train_cuda.log" | head -20 | sed 's/^/  train| /' >>"$S"
+# estimate on CUDA (#12: it must exit 0 there; it adds the CUDA memory peak to its figures)
+run estimate_cuda 60 "$LR" estimate --policy.type=act --dataset.root=$D/reach2d --policy.device=cuda --num_gpus=4 \
+  --epochs=5 --batch_size=8 --num_workers=4 --policy.pretrained_backbone_weights=null
+sed 's/^/  estimate| /' "$L/estimate_cuda.log" | tail -12 >>"$S"
 # eval on CUDA: select_action's chunks as CUDA-graph replays (the log says whether they replayed)
 run eval_cuda 60 "$LR" eval --policy.path=$D/run/checkpoints/last/pretrained_model --env.type=reach2d \
   --policy.device=cuda --eval.n_episodes=20 --eval.batch_size=10 --output_dir=$D/eval
