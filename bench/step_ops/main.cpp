@@ -29,6 +29,7 @@ namespace {
 
 struct StepCounts {
   double ops = 0, syncs = 0;
+  std::string sync_sites;  // of the last counted step
   double clip_and_step_ops = 0;  // gradient clipping + optimizer step + zero_grad alone
   int64_t tensors = 0;
 };
@@ -56,6 +57,7 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
     update.run(batch, s);
     c.ops += static_cast<double>(counter.ops()) / steps;
     c.syncs += static_cast<double>(counter.syncs()) / steps;
+    c.sync_sites = counter.sync_sites_text();
     // The optimizer-plus-clip part of one more step on its own.
     UpdateResult r;
     update.forward_backward(prepare_batch(setup->loader->next().tensors, setup->processors, setup->device), r);
@@ -102,6 +104,11 @@ int main(int argc, char** argv) {
     std::printf("%-28s %12.0f %12.1f %16.0f\n", "fused (device-side skip)", fused->ops, fused->syncs,
                 fused->clip_and_step_ops);
   else std::printf("fused: not measured (this LibTorch has no fused Adam kernels for the CPU; CUDA has them from 2.1)\n");
+  std::printf("host syncs, by the operator they happened in: per-tensor: %s; foreach: %s",
+              per.sync_sites.empty() ? "none" : per.sync_sites.c_str(),
+              foreach.sync_sites.empty() ? "none" : foreach.sync_sites.c_str());
+  if (fused) std::printf("; fused: %s", fused->sync_sites.empty() ? "none" : fused->sync_sites.c_str());
+  std::printf("\n");
   std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
               per.ops - foreach.ops);
   return 0;

@@ -126,11 +126,13 @@ int run_bench(int argc, char** argv) {
   for (int i = 0; i < warmup; ++i) update.run(batch, step++);
   wait_for(setup->device);
   double ops = 0, syncs = 0;
+  std::string sync_sites;
   {
     OpCounter counter;
     update.run(batch, step++);
     ops = static_cast<double>(counter.ops());
     syncs = static_cast<double>(counter.syncs());
+    sync_sites = counter.sync_sites_text();
   }
   wait_for(setup->device);
   std::vector<double> ms;
@@ -190,7 +192,8 @@ int run_bench(int argc, char** argv) {
   // For GPU-busy sampling from outside (nvidia-smi --query-gpu=timestamp,utilization.gpu).
   std::printf("timed window (unix ms): %lld %lld\n", unix_ms(window_start), unix_ms(window_end));
   std::printf("samples/s: %.1f\n", 1000.0 * static_cast<double>(batch_size) / ms[ms.size() / 2]);
-  std::printf("operators/step: %.0f  host syncs/step: %.0f\n", ops, syncs);
+  std::printf("operators/step: %.0f  host syncs/step: %.0f%s\n", ops, syncs,
+              sync_sites.empty() ? "" : (" (in " + sync_sites + ")").c_str());
   std::printf("loss: first timed step %.6f  last %.6f\n", losses.front().item<double>(), losses.back().item<double>());
   auto print_chunks = [](const char* label, const std::vector<double>& v) {
     std::printf("%s: median %.2f  mean %.2f  min %.2f  (%lld chunks, batch 1)\n", label, v[v.size() / 2],

@@ -28,10 +28,16 @@ class OpCounter {
   int64_t syncs() const { return syncs_; }
   // Top-level operator counts by name ("aten::add_", ...).
   const std::map<std::string, int64_t>& by_name() const { return by_name_; }
+  // Where the synchronisations happened: the top-level operator each was inside ("aten::item" for a
+  // plain item(); a kernel that reads a value itself names that kernel).
+  const std::map<std::string, int64_t>& sync_sites() const { return sync_sites_; }
+  // "aten::item x2, aten::_fused_adamw_ x1" (empty when there were none).
+  std::string sync_sites_text() const;
   void reset();
 
   // Internal: called by the RecordFunction callbacks.
-  void on_start(const char* name, bool top_level, bool sync);
+  // `site`: the top-level operator this one is inside (itself when top_level).
+  void on_start(const char* name, bool top_level, const char* site, bool sync);
 
  private:
   uint64_t handle_ = 0;
@@ -39,6 +45,7 @@ class OpCounter {
   int64_t ops_ = 0;
   int64_t syncs_ = 0;
   std::map<std::string, int64_t> by_name_;
+  std::map<std::string, int64_t> sync_sites_;
 };
 
 }  // namespace lerobot

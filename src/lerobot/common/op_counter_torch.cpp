@@ -12,7 +12,8 @@ namespace lerobot {
 namespace {
 
 std::atomic<OpCounter*> g_active{nullptr};
-thread_local int t_depth = 0;  // operators entered and not yet left on this thread
+thread_local int t_depth = 0;                 // operators entered and not yet left on this thread
+thread_local const char* t_top_name = nullptr;  // the outermost of them (ATen's static schema name)
 
 bool is_device_to_host_copy(const at::RecordFunction& fn) {
   if (std::strcmp(fn.name(), "aten::copy_") != 0) return false;
@@ -29,7 +30,8 @@ bool is_sync(const at::RecordFunction& fn) {
 
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
   const bool top = t_depth++ == 0;
-  if (OpCounter* c = g_active.load()) c->on_start(fn.name(), top, is_sync(fn));
+  if (top) t_top_name = fn.name();
+  if (OpCounter* c = g_active.load()) c->on_start(fn.name(), top, t_top_name, is_sync(fn));
   return nullptr;
 }
 
@@ -54,14 +56,24 @@ void OpCounter::reset() {
   ops_ = 0;
   syncs_ = 0;
   by_name_.clear();
+  sync_sites_.clear();
 }
 
-void OpCounter::on_start(const char* name, bool top_level, bool sync) {
+void OpCounter::on_start(const char* name, bool top_level, const char* site, bool sync) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (sync) ++syncs_;
-  if (!top_level) return;
+  if (sync) {
+    ++syncs_;
+    ++sync_sites_[site != nullptr ? site : name];
+  }
+  if (!top_level) return;  // inside another operator: counted with it
   ++ops_;
   ++by_name_[name];
+}
+
+std::string OpCounter::sync_sites_text() const {
+  std::string text;
+  for (const auto& [site, n] : sync_sites_) text += (text.empty() ? "" : ", ") + site + " x" + std::to_string(n);
+  return text;
 }
 
 }  // namespace lerobot
