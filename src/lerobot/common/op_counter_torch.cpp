@@ -12,7 +12,7 @@ namespace lerobot {
 namespace {
 
 std::atomic<OpCounter*> g_active{nullptr};
-thread_local int t_depth = 0;                 // operators entered and not yet left on this thread
+thread_local int t_depth = 0;                   // operators entered and not yet left on this thread
 thread_local const char* t_top_name = nullptr;  // the outermost of them (ATen's static schema name)
 
 bool is_device_to_host_copy(const at::RecordFunction& fn) {
@@ -72,7 +72,8 @@ void OpCounter::on_start(const char* name, bool top_level, const char* site, boo
 
 std::string OpCounter::sync_sites_text() const {
   std::string text;
-  for (const auto& [site, n] : sync_sites_) text += (text.empty() ? "" : ", ") + site + " x" + std::to_string(n);
+  for (const auto& [site, n] : sync_sites_)
+    text += (text.empty() ? "" : ", ") + site + " x" + std::to_string(n);
   return text;
 }
 
