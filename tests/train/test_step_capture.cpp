@@ -3,7 +3,10 @@
 // buffers give the same losses as the plain step. The capture itself needs a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lerobot/common/device_graph.h"
+#include "lerobot/common/op_counter.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/train/batch_prep.h"
@@ -212,6 +215,67 @@ TEST(CapturedUpdateStep, OnCudaAScheduledLrIsFollowedByTheReplays) {
   std::vector<std::string> flags = kScheduledAdamW;
   flags.insert(flags.end(), {"--policy.dropout=0", "--policy.use_vae=false"});
   expect_replays_equal_eager(flags, "cuda_capture_schedule");
+}
+
+// Diffusion with LeRobot's older default crop (84 of 96 there; 56 of the 64-pixel test images),
+// random in training: a small U-Net, one step per call.
+std::unique_ptr<TrainSetup> random_crop_diffusion(const std::string& name, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"--policy.type=diffusion", "--dataset.root=" + testing::reach2d_dataset().string(),
+                                   "--policy.down_dims=[16,32]", "--policy.horizon=8", "--policy.n_action_steps=4",
+                                   "--policy.crop_shape=[56,56]", "--policy.crop_is_random=true",
+                                   "--policy.pretrained_backbone_weights=null", "--batch_size=2", "--steps=20",
+                                   "--num_workers=0", "--seed=7",
+                                   "--output_dir=" + (testing::train_scratch() / name).string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
+}
+
+// A random crop used to keep Diffusion's step out of a graph (its offsets were read on the host).
+// The graph path now switches the policy to offsets drawn on the device: no host read in the
+// forward, so nothing stands in the way of capture; eagerly the crop stays LeRobot's.
+TEST(CapturedUpdateStep, TheGraphPathDrawsDiffusionsRandomCropOnTheDevice) {
+  auto setup = random_crop_diffusion("capture_crop", {});
+  const UpdateStepParts parts = update_step_parts(*setup);
+  UpdateStep update(parts);
+  const StepCaptureFacts f = step_capture_facts(parts, update, true, 1);
+  EXPECT_EQ(f.policy_blocker, "");
+  CapturedUpdateStep captured(update, parts, plan_step_capture(f));  // not captured: a CPU run
+  setup->policy->train();
+  const Batch batch = prepare_batch(setup->loader->next().tensors, setup->processors, setup->device);
+  auto forward_syncs = [&] {
+    OpCounter counter;
+    (void)setup->policy->forward(batch);
+    return counter.syncs();
+  };
+  EXPECT_EQ(forward_syncs(), 2) << "eager: torchvision's offsets, read back";
+  captured.use_static_buffers_without_capture();
+  EXPECT_EQ(forward_syncs(), 0) << "the graph path: offsets drawn on the device";
+  for (int step = 0; step < 3; ++step)
+    EXPECT_TRUE(std::isfinite(captured.run(batch, step).loss.item<double>())) << "step " << step;
+}
+
+// On a GPU: such a run is captured and its replays train (new crops each replay, so the losses
+// are not the eager run's; they stay finite and the weights move).
+TEST(CapturedUpdateStep, OnCudaDiffusionWithARandomCropIsCapturedAndReplayed) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (none here): the capture runs on a GPU only";
+  if (!DeviceGraph::available(torch::Device(torch::kCUDA, 0)))
+    GTEST_SKIP() << "this build has no CUDA graphs (a CPU LibTorch, 1.x, or LEROBOT_CUDA_GRAPHS=OFF)";
+  auto setup = random_crop_diffusion("cuda_capture_crop", {"--policy.device=cuda"});
+  const UpdateStepParts parts = update_step_parts(*setup);
+  UpdateStep update(parts);
+  const StepCapturePlan plan = plan_step_capture(step_capture_facts(parts, update, true, 1));
+  ASSERT_TRUE(plan.capture) << plan.why_not;
+  CapturedUpdateStep captured(update, parts, plan);
+  setup->policy->train();
+  const torch::Tensor before = update.params().back().detach().clone();
+  std::vector<torch::Tensor> losses;
+  for (int step = 0; step < 8; ++step) {
+    const Batch batch = prepare_batch(setup->loader->next().tensors, setup->processors, setup->device);
+    losses.push_back(captured.run(batch, step).loss.detach().clone());
+  }
+  EXPECT_TRUE(captured.replaying());
+  for (const auto& l : losses) EXPECT_TRUE(std::isfinite(l.item<double>()));
+  EXPECT_GT((update.params().back().detach() - before).abs().max().item<double>(), 0.0);
 }
 
 }  // namespace

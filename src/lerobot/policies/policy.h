@@ -55,9 +55,15 @@ class Policy : public torch::nn::Module {
   virtual std::vector<PolicyParamGroup> optim_param_groups();
 
   // Why a training step of this policy cannot be recorded once and replayed as a CUDA graph (work
-  // decided on the host that must differ from step to step, such as a random crop's offsets), or
-  // "" when it can.
+  // decided on the host that must differ from step to step, even with set_device_side_randomness
+  // on), or "" when it can.
   virtual std::string graph_capture_blocker() const { return ""; }
+
+  // Makes the training forward draw its randomness on the policy's device with no host read, so a
+  // step captured as a CUDA graph draws anew at every replay (the captured step turns it on). Off,
+  // the draws are LeRobot's: a random crop's offsets come from the CPU generator, as torchvision's,
+  // so the two settings draw different crops from the same seed.
+  virtual void set_device_side_randomness(bool on) {}
 
   // Where select_action takes its action chunks from when its queue runs out: `source` while one
   // is set (a GraphedChunkPredictor replaying predict_action_chunk as a CUDA graph), else

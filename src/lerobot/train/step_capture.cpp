@@ -53,6 +53,7 @@ CapturedUpdateStep::CapturedUpdateStep(UpdateStep& step, const UpdateStepParts& 
     : step_(step), parts_(parts), plan_(std::move(plan)), warmup_steps_(warmup_steps) {
   // A scheduled lr reaches the captured kernels through the device (refreshed before every step).
   device_lr_ = plan_.capture && parts_.scheduler != nullptr;
+  if (plan_.capture && parts_.policy) parts_.policy->set_device_side_randomness(true);
 }
 
 CapturedUpdateStep::~CapturedUpdateStep() = default;
@@ -60,6 +61,7 @@ CapturedUpdateStep::~CapturedUpdateStep() = default;
 void CapturedUpdateStep::use_static_buffers_without_capture() {
   buffers_only_ = true;
   device_lr_ = parts_.scheduler != nullptr && can_take_lr_on_device(*parts_.optimizer);
+  if (parts_.policy) parts_.policy->set_device_side_randomness(true);
 }
 
 bool CapturedUpdateStep::replaying() const { return graph_ && graph_->captured(); }

@@ -8,7 +8,9 @@
 // no gradient accumulation, no fp16 loss scaling, an optimizer that skips non-finite steps on the
 // device (the fused Adam/AdamW kernels), a learning rate that is constant or that the kernels read
 // from the device (LibTorch 2.4+: the host writes the scheduler's lr there before every replay), and
-// a policy whose step decides nothing on the host (Diffusion's random crop does). Otherwise the step
+// a policy whose step decides nothing on the host (Policy::graph_capture_blocker; a captured step
+// switches the policy to device-side randomness first, so Diffusion's random crop draws its offsets
+// on the device, from the CUDA generator rather than LeRobot's CPU one). Otherwise the step
 // runs eagerly and the log says why once. A batch whose shapes differ from the captured ones (a short last
 // batch) runs eagerly; a capture CUDA refuses (a host synchronisation inside the step) is logged
 // and the run goes on eagerly.

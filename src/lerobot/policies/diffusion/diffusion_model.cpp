@@ -63,6 +63,21 @@ torch::Tensor SpatialSoftmaxImpl::forward(const torch::Tensor& features) {
 
 // ---- RGB encoder --------------------------------------------------------------------------------
 
+torch::Tensor random_crop(const torch::Tensor& x, int64_t th, int64_t tw, bool on_device) {
+  const int64_t H = x.size(-2), W = x.size(-1);
+  if (H == th && W == tw) return x;  // torchvision draws nothing then
+  if (on_device) {
+    const auto opts = torch::TensorOptions().dtype(torch::kLong).device(x.device());
+    const torch::Tensor top = torch::randint(0, H - th + 1, {1}, opts);
+    const torch::Tensor left = torch::randint(0, W - tw + 1, {1}, opts);
+    return x.index_select(-2, torch::arange(th, opts).add_(top)).index_select(-1, torch::arange(tw, opts).add_(left));
+  }
+  // RandomCrop.get_params: top, then left, each from the default (CPU) generator.
+  const int64_t top = torch::randint(0, H - th + 1, {1}).item<int64_t>();
+  const int64_t left = torch::randint(0, W - tw + 1, {1}).item<int64_t>();
+  return x.narrow(-2, top, th).narrow(-1, left, tw);
+}
+
 DiffusionRgbEncoderImpl::DiffusionRgbEncoderImpl(const DiffusionConfig& c)
     : resize_(c.resize_shape), crop_(c.effective_crop_shape()), crop_is_random_(c.crop_is_random) {
   const auto images = c.image_feature_keys();
@@ -102,18 +117,13 @@ torch::Tensor DiffusionRgbEncoderImpl::forward(const torch::Tensor& input) {
   }
   if (crop_) {
     const int64_t th = (*crop_)[0], tw = (*crop_)[1], H = x.size(-2), W = x.size(-1);
-    int64_t top, left;
-    if (is_training() && crop_is_random_) {  // torchvision RandomCrop.get_params: one crop per call
-      top = left = 0;
-      if (H != th || W != tw) {
-        top = torch::randint(0, H - th + 1, {1}).item<int64_t>();
-        left = torch::randint(0, W - tw + 1, {1}).item<int64_t>();
-      }
+    if (is_training() && crop_is_random_) {
+      x = random_crop(x, th, tw, device_side_crop_offsets);
     } else {  // CenterCrop: int(round((H - th) / 2)) with round-half-even
-      top = static_cast<int64_t>(std::nearbyint((H - th) / 2.0));
-      left = static_cast<int64_t>(std::nearbyint((W - tw) / 2.0));
+      const auto top = static_cast<int64_t>(std::nearbyint((H - th) / 2.0));
+      const auto left = static_cast<int64_t>(std::nearbyint((W - tw) / 2.0));
+      x = x.narrow(-2, top, th).narrow(-1, left, tw);
     }
-    x = x.narrow(-2, top, th).narrow(-1, left, tw);
   }
   auto kp = pool(backbone(x)).flatten(1);
   return torch::relu(out(kp));

@@ -31,6 +31,11 @@ class SpatialSoftmaxImpl : public torch::nn::Module {
 };
 TORCH_MODULE(SpatialSoftmax);
 
+// torchvision's RandomCrop of x (..., H, W) to (th, tw): one offset for the whole batch. `on_device`:
+// the offsets are drawn on x's device and applied by index, with no host read (a CUDA graph replay
+// then draws new ones); otherwise from the CPU generator and read back, as torchvision does.
+torch::Tensor random_crop(const torch::Tensor& x, int64_t th, int64_t tw, bool on_device);
+
 // One camera's encoder: optional resize, crop (random in training when crop_is_random, centre
 // otherwise), ResNet as backbone.{0,1,4..7}, spatial softmax, out = Linear(2K, 2K) + ReLU.
 class DiffusionRgbEncoderImpl : public torch::nn::Module {
@@ -41,6 +46,7 @@ class DiffusionRgbEncoderImpl : public torch::nn::Module {
   ResNetBackbone backbone{nullptr};
   SpatialSoftmax pool{nullptr};
   torch::nn::Linear out{nullptr};
+  bool device_side_crop_offsets = false;  // Policy::set_device_side_randomness
 
  private:
   std::optional<std::vector<int64_t>> resize_, crop_;

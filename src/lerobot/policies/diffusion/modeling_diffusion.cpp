@@ -19,10 +19,8 @@ DiffusionPolicy::DiffusionPolicy(const DiffusionConfig& config, bool load_pretra
   reset();
 }
 
-std::string DiffusionPolicy::graph_capture_blocker() const {
-  if (config_.effective_crop_shape() && config_.crop_is_random)
-    return "the random crop (--policy.crop_shape with crop_is_random) draws its offsets on the host for every batch";
-  return "";
+void DiffusionPolicy::set_device_side_randomness(bool on) {
+  for (auto& enc : diffusion->encoders()) enc->device_side_crop_offsets = on;
 }
 
 void DiffusionPolicy::reset() {

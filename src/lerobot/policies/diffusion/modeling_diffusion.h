@@ -30,7 +30,7 @@ class DiffusionPolicy : public Policy {
   torch::Tensor select_action(const Batch& batch) override;
   void reset() override;
   const PolicyConfig& config() const override { return config_; }
-  std::string graph_capture_blocker() const override;
+  void set_device_side_randomness(bool on) override;
   const DiffusionConfig& diffusion_config() const { return config_; }
 
   DiffusionModel diffusion{nullptr};
