@@ -46,6 +46,14 @@ bind /dev /dev
 bind "$REPO" "$REPO"
 
 in_root() { chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash -c "$1"; }
+# A build directory configured from another checkout (another path) cannot be reused: start afresh.
+for b in "$R/build-libtorch2" "$R/build-libtorch2-cuda"; do
+  src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$b/CMakeCache.txt" 2>/dev/null || true)
+  if [ -n "$src" ] && [ "$src" != "$REPO" ]; then
+    echo "check_libtorch2: $b was configured from $src; removing it to build $REPO"
+    rm -rf "$b"
+  fi
+done
 in_root "apt-get update -qq"
 
 if [ "$MODE" = cpu ]; then
