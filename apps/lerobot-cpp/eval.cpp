@@ -67,7 +67,7 @@ int eval_main(const Args& input) {
   const fs::path out = cfg.resolved_output_dir();
   LOG_INFO << "Output dir: " << out.string();
   PolicyPtr policy = load_policy(cfg, policy_dir, device);
-  if (cfg.cuda.channels_last) use_channels_last(*policy);
+  if (cfg.cuda.channels_last_enabled(device.is_cuda(), "no")) use_channels_last(*policy);  // full precision
   PolicyProcessors processors = load_policy_processors(policy_dir);
   for (const auto& kv : cfg.rename_map) processors.rename_map[kv.first] = kv.second;
   processors.device = device.str();

@@ -4,10 +4,14 @@
 // operator is one or more kernel launches and each sync a stall of the host, so these counts say
 // what a step costs in launches on any machine; the ratio is measured in one run.
 //
-//   bench_step_ops [--steps=3] [--image_size=96] [any train flag, e.g. --policy.dim_model=256]
+//   bench_step_ops [--steps=3] [--image_size=96] [--top=0] [any train flag, e.g. --policy.dim_model=256]
+//
+// --top=N also lists the N operators the multi-tensor step dispatches most often (where to cut).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +34,7 @@ namespace {
 struct StepCounts {
   double ops = 0, syncs = 0;
   std::string sync_sites;  // of the last counted step
+  std::map<std::string, int64_t> by_name;  // top-level operators of the last counted step
   double clip_and_step_ops = 0;  // gradient clipping + optimizer step + zero_grad alone
   int64_t tensors = 0;
 };
@@ -58,6 +63,7 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
     c.ops += static_cast<double>(counter.ops()) / steps;
     c.syncs += static_cast<double>(counter.syncs()) / steps;
     c.sync_sites = counter.sync_sites_text();
+    c.by_name = counter.by_name();
     // The optimizer-plus-clip part of one more step on its own.
     UpdateResult r;
     update.forward_backward(prepare_batch(setup->loader->next().tensors, setup->processors, setup->device), r);
@@ -71,13 +77,14 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 3;
+  int steps = 3, top = 0;
   int64_t image_size = 96;
   std::vector<std::string> extra;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--steps=", 0) == 0) steps = std::stoi(a.substr(8));
     else if (a.rfind("--image_size=", 0) == 0) image_size = std::stoll(a.substr(13));
+    else if (a.rfind("--top=", 0) == 0) top = std::stoi(a.substr(6));
     else extra.push_back(a);
   }
   const fs::path dir = fs::temp_directory_path() / ("lerobot_step_ops_" + std::to_string(::getpid()));
@@ -104,11 +111,18 @@ int main(int argc, char** argv) {
     std::printf("%-28s %12.0f %12.1f %16.0f\n", "fused (device-side skip)", fused->ops, fused->syncs,
                 fused->clip_and_step_ops);
   else std::printf("fused: not measured (this LibTorch has no fused Adam kernels for the CPU; CUDA has them from 2.1)\n");
-  std::printf("host syncs, by the operator they happened in: per-tensor: %s; foreach: %s",
-              per.sync_sites.empty() ? "none" : per.sync_sites.c_str(),
-              foreach.sync_sites.empty() ? "none" : foreach.sync_sites.c_str());
-  if (fused) std::printf("; fused: %s", fused->sync_sites.empty() ? "none" : fused->sync_sites.c_str());
+  const auto sites = [](const StepCounts& c) { return c.sync_sites.empty() ? "none" : c.sync_sites.c_str(); };
+  std::printf("host syncs, by the operator they happened in: per-tensor: %s; foreach: %s", sites(per), sites(foreach));
+  if (fused) std::printf("; fused: %s", sites(*fused));
   std::printf("\n");
+  if (top > 0) {
+    std::vector<std::pair<int64_t, std::string>> ranked;
+    for (const auto& [name, n] : foreach.by_name) ranked.emplace_back(n, name);
+    std::sort(ranked.rbegin(), ranked.rend());
+    std::printf("most dispatched operators of one multi-tensor step:\n");
+    for (int i = 0; i < top && i < static_cast<int>(ranked.size()); ++i)
+      std::printf("  %6lld  %s\n", static_cast<long long>(ranked[i].first), ranked[i].second.c_str());
+  }
   std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
               per.ops - foreach.ops);
   return 0;

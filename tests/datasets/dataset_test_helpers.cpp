@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "lerobot/datasets/dataset_writer.h"
+#include "support/run_command.h"
 
 namespace lerobot::testing {
 
@@ -65,21 +66,6 @@ void write_synth_dataset(const fs::path& root, const SynthSpec& s) {
     w.save_episode(e % 2 == 0 ? "pick the cube" : "place the cube");
   }
   w.finalize();
-}
-
-// The first of $LEROBOT_CPP_PYTHON, python3 on PATH and /usr/bin/python3 that imports numpy and
-// torch (a GPU machine's venv Python has them and the system one may not; on Debian the system
-// one has them and a PATH shim may not).
-static const std::string& python_with_numpy_and_torch() {
-  static const std::string chosen = [] {
-    std::vector<std::string> candidates;
-    if (const char* env = std::getenv("LEROBOT_CPP_PYTHON"); env && *env) candidates.emplace_back(env);
-    candidates.insert(candidates.end(), {"python3", "/usr/bin/python3"});
-    for (const auto& c : candidates)
-      if (std::system((c + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) == 0) return c;
-    return std::string("/usr/bin/python3");  // fails below with Python's own message
-  }();
-  return chosen;
 }
 
 std::string run_python(const std::string& code) {

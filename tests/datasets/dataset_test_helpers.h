@@ -31,7 +31,7 @@ struct SynthSpec {
 // Writes a v3.0 dataset with observation.state, action and cameras observation.images.{a,b}.
 void write_synth_dataset(const fs::path& root, const SynthSpec& spec);
 
-// Runs /usr/bin/python3 -c CODE and returns stdout (throws on failure).
+// Runs python_with_numpy_and_torch() -c CODE and returns stdout (throws on failure).
 std::string run_python(const std::string& code);
 
 }  // namespace lerobot::testing

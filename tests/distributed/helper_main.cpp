@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -200,8 +201,9 @@ int main(int argc, char** argv) {
     auto pg = make_process_group(env, process_group_options("gloo", timeout));
     {
       std::ofstream f(path("env", env.rank) + ".txt");
+      const char* raw = std::getenv("TORCHELASTIC_USE_AGENT_STORE");  // as the launcher set it
       f << env.launcher << " " << env.world_size << " " << env.local_rank << " "
-        << env.use_agent_store << "\n";
+        << env.use_agent_store << " " << (raw ? raw : "unset") << "\n";
     }
     if (mode == "collectives") return collectives(*pg);
     if (mode == "reducer") return reducer(pg, arg);

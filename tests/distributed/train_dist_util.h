@@ -55,7 +55,8 @@ inline std::string act_flags(const std::string& dataset) {
          " --policy.dim_model=32 --policy.n_heads=2 --policy.dim_feedforward=64 --policy.chunk_size=1"
          " --policy.n_action_steps=1 --policy.n_encoder_layers=1 --policy.n_decoder_layers=1"
          " --policy.pretrained_backbone_weights=null --policy.dropout=0 --policy.use_vae=false"
-         " --policy.optimizer_lr=1e-4 --policy.optimizer_lr_backbone=1e-4 --seed=7 --num_workers=0 --log_freq=10";
+         " --policy.optimizer_lr=1e-4 --policy.optimizer_lr_backbone=1e-4 --seed=7 --num_workers=0 --log_freq=10"
+         " --policy.device=cpu";  // Gloo on CPU, also on a machine with fewer GPUs than ranks
 }
 
 // The equivalence runs (1x8, 2x4, 1x4 with accumulation 2, two machines) train with plain SGD

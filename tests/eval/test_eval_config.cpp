@@ -44,7 +44,7 @@ TEST(EvalConfig, ParsesLeRobotFlagsAndOurs) {
   EXPECT_TRUE(cfg.eval.blank_images);
   EXPECT_EQ(cfg.seed, 7);
   EXPECT_FALSE(cfg.cuda.graphs);  // lerobot.cpp's --cuda.* as train's
-  EXPECT_TRUE(cfg.cuda.channels_last);
+  EXPECT_EQ(cfg.cuda.channels_last, std::optional<bool>(true));
   EXPECT_FALSE(cfg.cuda.tf32);
   EXPECT_TRUE(std::regex_match(cfg.resolved_output_dir(),
                                std::regex(R"(outputs/eval/\d{4}-\d{2}-\d{2}/\d{2}-\d{2}-\d{2}_push2d_act)")))
@@ -55,7 +55,8 @@ TEST(EvalConfig, ParsesLeRobotFlagsAndOurs) {
   EXPECT_EQ(defaults.resolved_batch_size(), 50);
   EXPECT_FALSE(defaults.eval.blank_images);
   EXPECT_TRUE(defaults.cuda.graphs && defaults.cuda.tf32 && defaults.cuda.cudnn_benchmark);  // as lerobot-eval
-  EXPECT_FALSE(defaults.cuda.channels_last);
+  EXPECT_FALSE(defaults.cuda.channels_last.has_value());
+  EXPECT_FALSE(defaults.cuda.channels_last_enabled(true, "no"));  // eval runs in full precision
   fs::remove_all(dir);
 }
 

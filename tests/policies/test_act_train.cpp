@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lerobot/common/op_counter.h"
 #include "lerobot/policies/act/modeling_act.h"
 #include "lerobot/policies/factory.h"
 #include "policy_test_helpers.h"
@@ -48,6 +49,35 @@ TEST(ACTTrain, OverfitsOneBatch) {
   std::printf("overfit: loss %.4f -> %.4f, l1 %.4f -> %.4f in %d steps\n", first, last, first_l1, last_l1, steps);
   EXPECT_LT(last, 0.05 * first) << "start " << first << " after " << steps << " steps";
   EXPECT_LT(last_l1, 0.75 * first_l1);
+}
+
+// What in the forward depends on no input (the cameras' 2-D position embedding, the frozen batch
+// norms' scale and shift) is made by the first forward and reused: later forwards dispatch no sin
+// or rsqrt, and give the same loss as the first.
+TEST(ACTTrain, TheForwardsConstantPartsAreMadeOnce) {
+  torch::manual_seed(0);
+  auto cfg = small_act_config(2, 32);
+  cfg.dropout = 0.0;
+  cfg.use_vae = false;
+  auto policy = make_policy(cfg);
+  policy->train();
+  const auto batch = random_act_batch(cfg, 2, 5);
+  const auto count = [](const OpCounter& c, const char* name) {
+    const auto it = c.by_name().find(name);
+    return it == c.by_name().end() ? int64_t{0} : it->second;
+  };
+  double first_loss = 0;
+  {
+    OpCounter c;
+    first_loss = policy->forward(batch).loss.item<double>();
+    EXPECT_GT(count(c, "aten::sin"), 0) << "the first forward makes the position embedding";
+    EXPECT_GT(count(c, "aten::rsqrt"), 0) << "the first forward makes the batch norms' scale";
+  }
+  OpCounter c;
+  const double second_loss = policy->forward(batch).loss.item<double>();
+  EXPECT_EQ(count(c, "aten::sin"), 0);
+  EXPECT_EQ(count(c, "aten::rsqrt"), 0);
+  EXPECT_EQ(second_loss, first_loss);
 }
 
 // Loss and gradients for a batch whose last 4 steps are padding; same seed for the VAE noise.

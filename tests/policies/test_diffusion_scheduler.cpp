@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/op_counter.h"
 #include "lerobot/policies/diffusion/noise_scheduler.h"
 
 namespace lerobot {
@@ -72,6 +73,35 @@ TEST(DiffusionScheduler, AddNoiseIsSqrtAlphaBarMix) {
   for (int b = 0; b < 3; ++b) {
     const double a = s.alphas_cumprod()[t[b].item<int64_t>()].item<double>();
     auto expected = std::sqrt(a) * x0[b].to(torch::kFloat64) + std::sqrt(1 - a) * eps[b].to(torch::kFloat64);
+    EXPECT_LT(max_abs_diff(xt[b], expected), 1e-6);
+  }
+}
+
+// The training step calls add_noise every step; it must not copy alphas_cumprod from the host each
+// time (on CUDA a pageable host copy cannot be captured in a graph). After the first call with a
+// device and dtype, no conversion or copy is dispatched; another dtype gets its own exact copy.
+TEST(DiffusionScheduler, AddNoiseCopiesAlphasCumprodOnceForEachDeviceAndDtype) {
+  NoiseScheduler s({});
+  auto x0 = torch::randn({2, 3}), eps = torch::randn({2, 3});
+  auto t = torch::tensor({5, 77}, torch::kLong);
+  const auto conversions = [](const OpCounter& c) {
+    int64_t n = 0;
+    for (const auto& [name, count] : c.by_name())
+      if (name == "aten::to" || name == "aten::_to_copy" || name == "aten::copy_") n += count;
+    return n;
+  };
+  auto first = [&] { OpCounter c; s.add_noise(x0, eps, t); return conversions(c); }();
+  EXPECT_GE(first, 1);  // the one copy, made on the first call
+  OpCounter later;
+  auto xt = s.add_noise(x0, eps, t);
+  EXPECT_EQ(conversions(later), 0) << "add_noise copied or converted a tensor on a later call";
+  // float64 inputs get a float64 copy of the float32 schedule (not the float32 one reused).
+  auto xt64 = s.add_noise(x0.to(torch::kFloat64), eps.to(torch::kFloat64), t);
+  EXPECT_EQ(xt64.scalar_type(), torch::kFloat64);
+  for (int b = 0; b < 2; ++b) {
+    const double a = s.alphas_cumprod()[t[b].item<int64_t>()].item<double>();
+    auto expected = std::sqrt(a) * x0[b].to(torch::kFloat64) + std::sqrt(1 - a) * eps[b].to(torch::kFloat64);
+    EXPECT_LT(max_abs_diff(xt64[b], expected), 1e-12);
     EXPECT_LT(max_abs_diff(xt[b], expected), 1e-6);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "lerobot/common/op_counter.h"
 #include "lerobot/policies/act/attention.h"
 #include "lerobot/policies/resnet_backbone.h"
 #include "lerobot/policies/act/transformer.h"
@@ -106,6 +107,47 @@ TEST(FrozenBatchNorm, MatchesBatchNormFormula) {
   EXPECT_TRUE(torch::allclose(bn->forward(x), expected, 1e-5, 1e-6));
   EXPECT_EQ(bn->parameters().size(), 0u);
   EXPECT_EQ(bn->buffers().size(), 4u);
+}
+
+// The affine terms are kept between forwards (2 operators per call instead of 9) and follow every
+// change of a buffer: an in-place write (a state-dict load copies into the buffers) and a new tensor.
+TEST(FrozenBatchNorm, KeepsItsAffineTermsUntilABufferChanges) {
+  FrozenBatchNorm2d bn(3);
+  const auto torchvision = [&](const torch::Tensor& x) {  // torchvision's forward, every time
+    auto scale = bn->weight * (bn->running_var + 1e-5).rsqrt();
+    auto shift = bn->bias - bn->running_mean * scale;
+    return x * scale.view({1, -1, 1, 1}) + shift.view({1, -1, 1, 1});
+  };
+  auto x = torch::randn({2, 3, 4, 5});
+  bn->forward(x);
+  {
+    OpCounter c;
+    auto y = bn->forward(x);
+    EXPECT_EQ(c.ops(), 2) << "a forward with unchanged buffers is x * scale + shift";
+    EXPECT_TRUE(torch::equal(y, torchvision(x))) << "bit-identical to torchvision's forward";
+  }
+  {
+    torch::NoGradGuard no_grad;
+    bn->running_var.copy_(torch::tensor({1.0f, 4.0f, 0.25f}));  // in place, as a checkpoint load
+    bn->weight.copy_(torch::tensor({1.0f, 2.0f, 0.5f}));
+  }
+  EXPECT_TRUE(torch::equal(bn->forward(x), torchvision(x)));
+  bn->bias = torch::full({3}, 0.75f);  // a new tensor
+  EXPECT_TRUE(torch::equal(bn->forward(x), torchvision(x)));
+  bn->to(torch::kFloat64);  // to() swaps each buffer's data in place (as to(device) does)
+  const auto x64 = x.to(torch::kFloat64);
+  EXPECT_EQ(bn->forward(x64).scalar_type(), torch::kFloat64);
+  EXPECT_TRUE(torch::equal(bn->forward(x64), torchvision(x64)));
+  // Computed first under InferenceMode (a policy evaluated before it trains), the terms are still
+  // usable by autograd afterwards.
+  FrozenBatchNorm2d fresh(3);
+  {
+    c10::InferenceMode inference;
+    fresh->forward(x);
+  }
+  auto xg = x.clone().requires_grad_(true);
+  fresh->forward(xg).sum().backward();
+  EXPECT_TRUE(xg.grad().defined());
 }
 
 }  // namespace

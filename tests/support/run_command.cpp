@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 namespace lerobot::testing {
 
@@ -26,6 +28,18 @@ int run_shell(const std::string& command, std::string* output) {
 
 int run_cli(const std::string& args, std::string* output) {
   return run_shell(std::string(LEROBOT_CLI) + " " + args, output);
+}
+
+const std::string& python_with_numpy_and_torch() {
+  static const std::string chosen = [] {
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("LEROBOT_CPP_PYTHON"); env && *env) candidates.emplace_back(env);
+    candidates.insert(candidates.end(), {"python3", "/usr/bin/python3"});
+    for (const auto& c : candidates)
+      if (std::system((c + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) == 0) return c;
+    return std::string("/usr/bin/python3");
+  }();
+  return chosen;
 }
 
 }  // namespace lerobot::testing

@@ -20,4 +20,10 @@ int run_shell(const std::string& command, std::string* output);
 // Runs `lerobot-cpp ARGS` (the binary of this build) the same way.
 int run_cli(const std::string& args, std::string* output);
 
+// The first of $LEROBOT_CPP_PYTHON, python3 on PATH and /usr/bin/python3 that imports numpy and
+// torch (a GPU machine's venv Python has torch and may lack numpy, the system one may lack both; on
+// Debian the system one has them and a PATH shim may not). Falls back to /usr/bin/python3, whose
+// own error then names what is missing.
+const std::string& python_with_numpy_and_torch();
+
 }  // namespace lerobot::testing

@@ -12,6 +12,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/rng_state.h"
+#include "support/run_command.h"
 
 namespace lerobot {
 namespace {
@@ -128,12 +129,13 @@ TEST(RngState, RestoresTorchGeneratorExactly) {
 }
 
 // The Python/numpy entries match what CPython and numpy hold after seeding (checked against the
-// real interpreter when Debian's python3-numpy is installed, which scripts/setup.sh does).
+// real interpreter: python_with_numpy_and_torch(); scripts/setup.sh installs Debian's python3-numpy).
 TEST(RngState, PythonAndNumpyStatesMatchTheInterpreters) {
   const TensorMap st = capture_rng_state(1000);
-  FILE* p = ::popen("/usr/bin/python3 -c \"import random, numpy as np; random.seed(1000); "
+  const std::string cmd = lerobot::testing::python_with_numpy_and_torch() + " -c \"import random, numpy as np; random.seed(1000); "
                     "print(random.getstate()[1][0], random.getstate()[1][623], random.getstate()[1][624]); "
-                    "s=np.random.RandomState(1000).get_state(); print(s[1][0], s[1][623], s[2])\"", "r");
+                    "s=np.random.RandomState(1000).get_state(); print(s[1][0], s[1][623], s[2])\"";
+  FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   long long a, b, c, d, e, f;
   ASSERT_EQ(std::fscanf(p, "%lld %lld %lld %lld %lld %lld", &a, &b, &c, &d, &e, &f), 6);

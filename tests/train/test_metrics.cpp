@@ -66,6 +66,23 @@ TEST(Metrics, AccountingAndConsoleLine) {
   EXPECT_NE(t.to_string().find("loss:0.000"), std::string::npos);
 }
 
+// The log line adds the time it waited for the device to each window's update_s and step_s: the
+// total is spread over the window's steps (no extra sample), and the next window starts clean.
+TEST(Metrics, SpreadAddsTimeToTheWindowWithoutAddingASample) {
+  AverageMeter m("updt_s", ":.3f");
+  m.spread(1.0);  // nothing recorded yet: no average to form
+  EXPECT_EQ(m.avg, 0.0);
+  m.reset();
+  for (double v : {0.001, 0.003}) m.update(v);
+  m.spread(0.096);  // the device needed 96 ms more than the host saw for these two steps
+  EXPECT_EQ(m.count, 2.0);
+  EXPECT_NEAR(m.avg, 0.050, 1e-12);
+  EXPECT_EQ(m.to_string(), "updt_s:0.050");
+  m.reset();
+  m.update(0.002);
+  EXPECT_NEAR(m.avg, 0.002, 1e-12);
+}
+
 TEST(Metrics, ResumedTrackerStartsFromInitialStep) {
   MetricsTracker t(4, 200, 4, /*initial_step=*/50, /*world_size=*/1);
   EXPECT_EQ(t.samples(), 200);

@@ -3,6 +3,9 @@
 // each off, and turn off CUDA graphs.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "lerobot/common/config/config.h"
 
 namespace lerobot {
@@ -11,7 +14,7 @@ struct CudaConfig : Config {
   bool tf32 = true;
   bool cudnn_benchmark = true;
   bool graphs = true;
-  bool channels_last = false;
+  std::optional<bool> channels_last;  // null: where measured faster (channels_last_enabled)
   void visit(FieldVisitor& v) override {
     field(v, "tf32", tf32, "TF32 for float32 matmuls and convolutions on CUDA (LeRobot enables it)");
     field(v, "cudnn_benchmark", cudnn_benchmark,
@@ -22,7 +25,13 @@ struct CudaConfig : Config {
           "scaling) and each action-chunk prediction (the log says why when they are not used)");
     field(v, "channels_last", channels_last,
           "Convolution weights in channels-last (NHWC) memory format, the layout of cuDNN's bf16 "
-          "tensor-core kernels; checkpoints are unchanged. Off until measured faster on a GPU");
+          "tensor-core kernels; checkpoints are unchanged. null (default): on for bf16 training on "
+          "CUDA (ACT, batch 64, 480x480, H100: 66.0 -> 56.9 ms/step), off otherwise");
+  }
+  // --cuda.channels_last when given; otherwise on exactly where it was measured faster: training
+  // on CUDA with bf16 autocast (fp32 and inference are untimed in NHWC and stay NCHW).
+  bool channels_last_enabled(bool on_cuda, const std::string& mixed_precision) const {
+    return channels_last.value_or(on_cuda && mixed_precision == "bf16");
   }
 };
 

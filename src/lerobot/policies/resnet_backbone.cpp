@@ -19,10 +19,24 @@ FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(int64_t n, double eps) : eps_(eps) 
   running_var = register_buffer("running_var", torch::ones({n}));
 }
 
-torch::Tensor FrozenBatchNorm2dImpl::forward(const torch::Tensor& x) {
+void FrozenBatchNorm2dImpl::refresh_affine() {
+  std::vector<std::pair<const void*, int64_t>> now;
+  for (const torch::Tensor* t : {&weight, &bias, &running_mean, &running_var})
+    now.emplace_back(t->data_ptr(), static_cast<int64_t>(t->_version()));  // to() swaps the data in place
+  if (scale_.defined() && now == seen_ && scale_.device() == weight.device()) return;
+  // Plain tensors even when the first forward runs under InferenceMode (eval before training).
+  c10::InferenceMode normal_tensors(false);
+  torch::NoGradGuard no_grad;
   auto scale = weight * (running_var + eps_).rsqrt();
   auto shift = bias - running_mean * scale;
-  return x * scale.view({1, -1, 1, 1}) + shift.view({1, -1, 1, 1});
+  scale_ = scale.view({1, -1, 1, 1});
+  shift_ = shift.view({1, -1, 1, 1});
+  seen_ = std::move(now);
+}
+
+torch::Tensor FrozenBatchNorm2dImpl::forward(const torch::Tensor& x) {
+  refresh_affine();
+  return x * scale_ + shift_;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "lerobot/common/device.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/timer.h"
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/train/metrics/train_warnings.h"
 #include "lerobot/train/metrics/wandb_run.h"
@@ -112,7 +113,15 @@ void TrainLogger::read_sums() {
 }
 
 void TrainLogger::log(int64_t step) {
+  // The steps' own timers see the host only: on a GPU they return once their kernels (or the graph
+  // replay) are queued. Reading the window's device sums waits for the device to finish them; that
+  // wait is the window's too, so update_s and step_s (and samples/s) are wall-clock figures as
+  // LeRobot's, whose update reads the loss every step.
+  Stopwatch catching_up;
   read_sums();
+  const double wait_s = catching_up.seconds();
+  tracker_.meter("update_s").spread(wait_s);
+  tracker_.meter("step_s").spread(wait_s);
   tracker_.reduce_across_ranks([this](std::vector<float>& values, ReduceKind kind) {
     if (values.empty() || kind == ReduceKind::kNone || s_.world_size() == 1) return;
     auto t = torch::tensor(values, torch::kFloat32).to(s_.group->device());

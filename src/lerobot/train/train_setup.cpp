@@ -194,7 +194,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   s->processors.rename_map = cfg.rename_map;
   s->processors.normalizer.to(s->device);
 
-  if (cfg.cuda.channels_last) {  // before the optimizer: its state takes the parameters' layout
+  if (cfg.cuda.channels_last_enabled(s->device.is_cuda(), cfg.accelerator.mixed_precision)) {  // before the optimizer: its state takes the parameters' layout
     const int64_t n = use_channels_last(*s->policy);
     if (s->is_main()) LOG_INFO << "Channels-last memory format for " << n << " convolution weights";
   }

@@ -83,6 +83,19 @@ void ACTModelImpl::reset_transformer_parameters() {
       if (p.dim() > 1) torch::nn::init::xavier_uniform_(p);
 }
 
+torch::Tensor ACTModelImpl::camera_pos_embedding(const torch::Tensor& feat) {
+  const int64_t h = feat.size(2), w = feat.size(3), n = h * w;
+  if (cam_pos_.defined() && cam_pos_.size(0) == n && cam_pos_.scalar_type() == feat.scalar_type() &&
+      cam_pos_.device() == feat.device() && cam_h_ == h)
+    return cam_pos_;
+  // Plain tensors even when made under InferenceMode (a policy evaluated before it trains).
+  c10::InferenceMode normal_tensors(false);
+  torch::NoGradGuard no_grad;
+  cam_pos_ = sinusoidal_pos_embedding_2d(h, w, config_.dim_model / 2, feat.options()).flatten(2).permute({2, 0, 1});
+  cam_h_ = h;
+  return cam_pos_;
+}
+
 ACTForwardOutput ACTModelImpl::forward(const Batch& batch) {
   const ACTConfig& c = config_;
   const int64_t d = c.dim_model;
@@ -121,10 +134,9 @@ ACTForwardOutput ACTModelImpl::forward(const Batch& batch) {
   std::vector<torch::Tensor> all_tokens = {enc_tokens};
   for (const auto& key : image_keys_) {
     auto feat = backbone(need(batch, key));  // (B, 512, h, w)
-    auto cam_pos = sinusoidal_pos_embedding_2d(feat.size(2), feat.size(3), d / 2, feat.options());
+    pos.push_back(camera_pos_embedding(feat));                    // (h*w, 1, D)
     feat = encoder_img_feat_input_proj(feat);                    // (B, D, h, w)
     all_tokens.push_back(feat.flatten(2).permute({2, 0, 1}));     // (h*w, B, D)
-    pos.push_back(cam_pos.flatten(2).permute({2, 0, 1}));         // (h*w, 1, D)
   }
   auto enc_in = torch::cat(all_tokens, 0);
   auto enc_pos = torch::cat(pos, 0);

@@ -61,6 +61,11 @@ class ACTModelImpl : public torch::nn::Module {
   bool has_state_ = false;
   bool has_env_ = false;
   int64_t action_dim_ = 0;
+  // The cameras' 2-D position embedding, (h*w, 1, D): a function of the feature map's size, dtype
+  // and device only, so it is made once (about 25 operators per camera per step otherwise).
+  torch::Tensor camera_pos_embedding(const torch::Tensor& feature_map);
+  torch::Tensor cam_pos_;
+  int64_t cam_h_ = 0;
 };
 TORCH_MODULE(ACTModel);
 

@@ -63,7 +63,10 @@ int64_t NoiseScheduler::previous_timestep(int64_t t) const {
 float NoiseScheduler::alpha_prod(int64_t t) const { return t >= 0 ? abar_.at(t) : 1.0f; }
 
 torch::Tensor NoiseScheduler::add_noise(const torch::Tensor& x0, const torch::Tensor& noise, const torch::Tensor& t) const {
-  auto abar = alphas_cumprod_.to(x0.device()).index_select(0, t.to(torch::kLong)).to(x0.scalar_type());
+  if (!abar_on_device_.defined() || abar_on_device_.device() != x0.device() ||
+      abar_on_device_.scalar_type() != x0.scalar_type())
+    abar_on_device_ = alphas_cumprod_.to(x0.device(), x0.scalar_type());
+  auto abar = abar_on_device_.index_select(0, t.scalar_type() == torch::kLong ? t : t.to(torch::kLong));
   std::vector<int64_t> shape(x0.dim(), 1);
   shape[0] = x0.size(0);
   auto a = abar.sqrt().view(shape);

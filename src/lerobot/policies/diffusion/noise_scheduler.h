@@ -36,7 +36,10 @@ class NoiseScheduler {
   const std::vector<int64_t>& timesteps() const { return timesteps_; }
   int64_t previous_timestep(int64_t t) const;  // t - T / n (may be negative)
 
-  // x_t = sqrt(abar_t) x0 + sqrt(1 - abar_t) eps, t (B) int64 on any device.
+  // x_t = sqrt(abar_t) x0 + sqrt(1 - abar_t) eps, t (B) int64 on any device. alphas_cumprod is
+  // copied to x0's device and dtype on the first call and kept: later calls copy nothing from the
+  // host, so a training step that calls this can be captured in a CUDA graph (a pageable host copy
+  // cannot be) after its eager warm-up steps.
   torch::Tensor add_noise(const torch::Tensor& original, const torch::Tensor& noise, const torch::Tensor& t) const;
 
   // One reverse step from `sample` at timestep t given the U-Net's output. DDPM adds
@@ -51,6 +54,7 @@ class NoiseScheduler {
   NoiseSchedulerOptions options_;
   torch::Tensor betas_, alphas_cumprod_;
   std::vector<float> abar_;
+  mutable torch::Tensor abar_on_device_;  // alphas_cumprod_ on add_noise's last device and dtype
   int64_t num_inference_steps_ = 0;
   std::vector<int64_t> timesteps_;
 };

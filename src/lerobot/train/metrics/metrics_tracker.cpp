@@ -59,6 +59,11 @@ void AverageMeter::update(double value, double n) {
   avg = sum / count;
 }
 
+void AverageMeter::spread(double total) {
+  sum += total;
+  if (count > 0) avg = sum / count;
+}
+
 std::string AverageMeter::to_string() const { return name_ + ":" + format_python(avg, fmt_); }
 
 MetricsTracker::MetricsTracker(int64_t batch_size, int64_t num_frames, int64_t num_episodes,

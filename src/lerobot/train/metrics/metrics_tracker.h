@@ -26,6 +26,9 @@ class AverageMeter {
   AverageMeter(std::string name, std::string fmt = ":f", ReduceKind reduction = ReduceKind::kNone);
   void reset();
   void update(double value, double n = 1.0);
+  // Adds `total` to the window's sum without adding a sample: time the window spent that no single
+  // update saw (a GPU still running the window's steps when the log line reads their values).
+  void spread(double total);
   // "name:avg" with the meter's format.
   std::string to_string() const;
 
