@@ -6,14 +6,13 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path temp_dir() {
-  const fs::path d = fs::temp_directory_path() / ("lerobot_read_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
+  return lerobot::testing::process_temp_dir();
 }
 
 void expect_data_error_naming(const fs::path& p, const std::string& words, std::uintmax_t max = kMaxTextFileBytes) {

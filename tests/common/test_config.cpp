@@ -11,14 +11,13 @@
 #include "lerobot/common/fs.h"
 #include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/train/train_config.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("lerobot_cfg_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path p = dir / name;
+  const fs::path p = lerobot::testing::process_temp_dir() / name;
   std::ofstream(p) << text;
   return p.string();
 }
@@ -193,8 +192,8 @@ TEST(Config, CheckpointTrainConfigHoldsOnlyLeRobotKeysAndExtensionsComeBack) {
                                  "--max_nonfinite_steps=3", "--accelerator.loss_scale_init=1024",
                                  "--accelerator.mixed_precision=bf16", "--batch_size=5",
                                  "--env.type=push2d", "--env.image_size=64"});
-  char tmpl[] = "/tmp/lerobot_cfg_split_XXXXXX";
-  const fs::path dir = mkdtemp(tmpl);
+  std::string tmpl = (lerobot::testing::process_temp_dir() / "cfg_split_XXXXXX").string();
+  const fs::path dir = mkdtemp(tmpl.data());
   write_train_config(cfg, dir);
   const Json lerobot = Json::parse(read_file(dir / "train_config.json"));
   // LeRobot's TrainPipelineConfig fields (configs/train.py, see shared/reference/lerobot-format.md).

@@ -7,14 +7,13 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/safetensors.h"
 #include "lerobot/common/safetensors_torch.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("lerobot_st_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  return lerobot::testing::process_temp_dir() / name;
 }
 
 TEST(Safetensors, RoundTripEveryDtype) {

@@ -12,15 +12,13 @@
 
 #include "lerobot/datasets/dataset_writer.h"
 #include "support/run_command.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot::testing {
 
 TempDir::TempDir(const std::string& tag) {
   static std::atomic<int> counter{0};
-  path = fs::temp_directory_path() /
-         ("lerobot_ds_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  fs::remove_all(path);
-  fs::create_directories(path);
+  path = lerobot::testing::fresh_temp_dir("ds_" + tag + "_" + std::to_string(counter++));
 }
 
 TempDir::~TempDir() {

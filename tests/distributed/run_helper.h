@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "lerobot/distributed/launcher.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot_test {
 
 struct TempDir {
   std::string path;
   TempDir() {
-    char tmpl[] = "/tmp/lerobot_dist_XXXXXX";
-    path = mkdtemp(tmpl);
+    std::string tmpl = (lerobot::testing::process_temp_dir() / "dist_XXXXXX").string();
+    path = mkdtemp(tmpl.data());
   }
   ~TempDir() { std::filesystem::remove_all(path); }
 };

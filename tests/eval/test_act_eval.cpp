@@ -9,6 +9,7 @@
 #include "lerobot/policies/factory.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/processor_io.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -47,9 +48,7 @@ TEST(ActEval, EvaluatesAndMatchesAfterSaveLoad) {
     EXPECT_LE(m.max_reward, 1.0);
   }
 
-  const fs::path dir = fs::temp_directory_path() / ("lerobot_act_eval_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = lerobot::testing::fresh_temp_dir("act_eval");
   save_pretrained(*policy, dir);
   save_policy_processors(dir, proc);
   PolicyPtr loaded = load_pretrained(dir);

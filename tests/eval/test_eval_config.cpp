@@ -8,12 +8,13 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
 #include "lerobot/eval/eval_config.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path policy_dir() {
-  const fs::path d = fs::temp_directory_path() / ("lerobot_evalcfg_" + std::to_string(getpid()));
+  const fs::path d = lerobot::testing::process_temp_dir() / "evalcfg";
   fs::create_directories(d);
   std::ofstream(d / "config.json") << R"({"type": "act", "device": "cuda"})";
   return d;

@@ -11,15 +11,13 @@
 #include "lerobot/eval/evaluate.h"
 #include "lerobot/eval/rollout.h"
 #include "lerobot/io/video/video_decoder.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("lerobot_eval_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
+  return lerobot::testing::fresh_temp_dir("eval_" + name);
 }
 
 std::unique_ptr<EnvConfig> env_cfg(const std::string& type, int64_t image_size = 64) {

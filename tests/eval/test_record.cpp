@@ -13,12 +13,13 @@
 #include "lerobot/envs/experts.h"
 #include "lerobot/envs/make_env.h"
 #include "lerobot/eval/record.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("lerobot_rec_" + name + "_" + std::to_string(getpid()));
+  fs::path p = lerobot::testing::process_temp_dir() / ("rec_" + name);
   fs::remove_all(p);
   return p;
 }

@@ -8,18 +8,18 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <random>
+#include <atomic>
 #include <stdexcept>
 #include <thread>
 
 #include "lerobot/common/safetensors.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot::hub::testing {
 
 TempDir::TempDir() {
-  std::random_device rd;
-  path = fs::temp_directory_path() / ("lerobot_hub_test_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
-  fs::create_directories(path);
+  static std::atomic<int> counter{0};
+  path = lerobot::testing::fresh_temp_dir("hub_" + std::to_string(counter++));
 }
 
 TempDir::~TempDir() {

@@ -13,6 +13,7 @@
 #include "lerobot/io/parquet/column_reader.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/parquet/parquet_writer.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -30,7 +31,7 @@ TEST(ParquetBinaryAt, PagesByBytesReadRowByRow) {
   const int64_t groups[] = {40, 25};
   ParquetWriteOptions o;
   o.page_bytes = 600;  // about 4 values per page
-  const fs::path path = fs::temp_directory_path() / ("lerobot_binary_at_" + std::to_string(::getpid()) + ".parquet");
+  const fs::path path = lerobot::testing::process_temp_dir() / "binary_at.parquet";
   {
     ParquetWriter w(path, {ParquetField::image("img"), ParquetField::scalar("index", parquet::Type::kInt64)}, o);
     int64_t row = 0;

@@ -12,6 +12,7 @@
 #include "lerobot/io/parquet/metadata.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/parquet/parquet_writer.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -44,7 +45,7 @@ TEST(ParquetCorrupt, DamagedPageHeaderNamesFileRowGroupAndColumn) {
   int64_t off = data_page_offset(bytes, 1, "action");
   ASSERT_GT(off, 0);
   std::memset(&bytes[off], 0xff, 8);
-  const fs::path dir = fs::temp_directory_path() / ("lerobot_pqc_" + std::to_string(::getpid()));
+  const fs::path dir = lerobot::testing::process_temp_dir() / "pqc";
   fs::create_directories(dir);
   const fs::path copy = dir / "file-000.parquet";
   write_file_atomic(copy, bytes);

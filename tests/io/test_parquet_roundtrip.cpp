@@ -8,6 +8,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/parquet/parquet_writer.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -221,7 +222,7 @@ INSTANTIATE_TEST_SUITE_P(Codecs, ParquetRoundTrip,
                                            Case{Codec::kUncompressed, true, 3, true}));
 
 TEST(ParquetWriter, FileOnDiskAndMetadataHelpers) {
-  const fs::path dir = fs::temp_directory_path() / ("lerobot_pq_" + std::to_string(::getpid()));
+  const fs::path dir = lerobot::testing::process_temp_dir() / "pq";
   fs::create_directories(dir);
   const fs::path path = dir / "tasks.parquet";
   std::vector<ParquetField> fields = {ParquetField::scalar("task_index", Type::kInt64),

@@ -9,6 +9,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/io/video/decoder_cache.h"
 #include "lerobot/io/video/frame_lookup.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -22,9 +23,7 @@ struct FixtureLinks {
   fs::path dir;
   std::vector<std::string> paths;
   explicit FixtureLinks(int n) {
-    dir = fs::temp_directory_path() / ("lerobot_video_cache_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = lerobot::testing::fresh_temp_dir("video_cache");
     for (int i = 0; i < n; ++i) {
       fs::path p = dir / ("cam" + std::to_string(i) + ".mp4");
       fs::create_symlink(kFixture, p);

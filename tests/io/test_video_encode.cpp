@@ -14,6 +14,7 @@
 #include "lerobot/io/video/video_decoder.h"
 #include "lerobot/io/video/video_encoder.h"
 #include "lerobot/io/video/video_probe.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -22,11 +23,7 @@ namespace fs = std::filesystem;
 constexpr int kW = 64, kH = 64, kFps = 30;  // libsvtav1 needs at least 64x64
 
 fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("lerobot_video_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return lerobot::testing::fresh_temp_dir("video_" + name);
 }
 
 // Smooth moving gradients plus a soft disc whose position depends on (episode, k): HWC RGB.

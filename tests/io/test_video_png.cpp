@@ -14,6 +14,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
 #include "lerobot/io/video/png_codec.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -32,7 +33,7 @@ int sample(int x, int y, int c, int maxval) {
 }
 
 struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("lerobot_png_" + std::to_string(::getpid()));
+  fs::path dir = lerobot::testing::process_temp_dir() / "png";
   Scratch() { fs::create_directories(dir); }
   ~Scratch() {
     std::error_code ec;

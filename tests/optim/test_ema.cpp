@@ -7,6 +7,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/optim/ema.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
@@ -89,7 +90,7 @@ TEST(Ema, StateFileRoundTripsAndIsChecked) {
     }
     ema.step(p);
   }
-  const fs::path file = fs::temp_directory_path() / ("ema_state_" + std::to_string(::getpid()) + ".pt");
+  const fs::path file = lerobot::testing::process_temp_dir() / "ema_state.pt";
   ema.save(file);
   const std::string bytes = read_file(file);
   EXPECT_EQ(bytes.substr(0, 2), "PK");  // torch.save's zip container

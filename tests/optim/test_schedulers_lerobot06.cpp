@@ -10,6 +10,7 @@
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/optim/optimizer_state.h"
 #include "lerobot/optim/scheduler.h"
+#include "support/process_temp_dir.h"
 
 using namespace lerobot;
 
@@ -17,10 +18,7 @@ namespace {
 const double kPi = std::acos(-1.0);
 
 fs::path temp_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("lerobot_test_sched06_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return lerobot::testing::fresh_temp_dir("sched06_" + name);
 }
 
 // Runs the scheduler built from `cfg` over `steps` and returns group 0's lr after construction

@@ -9,6 +9,7 @@
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/optim/optimizer_state.h"
 #include "lerobot/optim/scheduler.h"
+#include "support/process_temp_dir.h"
 
 using namespace lerobot;
 
@@ -16,10 +17,7 @@ namespace {
 const double kPi = std::acos(-1.0);
 
 fs::path temp_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("lerobot_test_optim_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return lerobot::testing::fresh_temp_dir("optim_" + name);
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <unistd.h>
+#include "support/process_temp_dir.h"
 
 namespace lerobot::testing {
 
@@ -67,11 +68,7 @@ Batch random_diffusion_batch(const DiffusionConfig& c, int64_t b, uint64_t seed)
 
 std::string make_temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             ("lerobot_policies_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
+  return fresh_temp_dir("policies_" + tag + "_" + std::to_string(counter++)).string();
 }
 
 }  // namespace lerobot::testing

@@ -46,4 +46,11 @@ const bool kMadeBeforeMain = (instance(), true);
 
 const std::filesystem::path& process_temp_dir() { return instance().path; }
 
+std::filesystem::path fresh_temp_dir(const std::string& name) {
+  const std::filesystem::path dir = process_temp_dir() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 }  // namespace lerobot::testing

@@ -8,11 +8,16 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace lerobot::testing {
 
 // This process's temp directory. Only the process that made it removes it: a forked child that
 // exits through exit() leaves it to its parent.
 const std::filesystem::path& process_temp_dir();
+
+// process_temp_dir() / name, made empty: a test's own scratch directory (it goes with the process's
+// directory, so it needs no pid in its name and no removal of its own).
+std::filesystem::path fresh_temp_dir(const std::string& name);
 
 }  // namespace lerobot::testing

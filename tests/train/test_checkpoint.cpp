@@ -13,15 +13,13 @@
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/rng_state.h"
 #include "support/run_command.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("lerobot_ckpt_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return lerobot::testing::fresh_temp_dir("ckpt_" + name);
 }
 
 CheckpointWriters writers_with(const std::string& marker) {

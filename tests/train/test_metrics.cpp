@@ -9,6 +9,7 @@
 #include "lerobot/train/metrics/metrics_tracker.h"
 #include "lerobot/common/progress.h"
 #include "lerobot/train/metrics/train_warnings.h"
+#include "support/process_temp_dir.h"
 
 using namespace lerobot;
 
@@ -127,7 +128,7 @@ TEST(Metrics, DefaultTrainMeters) {
 }
 
 TEST(Metrics, JsonlLinesParse) {
-  const auto path = fs::temp_directory_path() / ("lerobot_test_metrics_" + std::to_string(::getpid()) + ".jsonl");
+  const auto path = lerobot::testing::process_temp_dir() / "metrics.jsonl";
   fs::remove(path);
   MetricsTracker t(2, 100, 5);
   t.add_meter("loss", AverageMeter("loss", ":.3f", ReduceKind::kMean));

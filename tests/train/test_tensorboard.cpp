@@ -6,12 +6,13 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/train/metrics/tensorboard.h"
+#include "support/process_temp_dir.h"
 
 using namespace lerobot;
 
 namespace {
 fs::path temp_dir() {
-  auto d = fs::temp_directory_path() / ("lerobot_test_tb_" + std::to_string(::getpid()));
+  auto d = lerobot::testing::process_temp_dir() / "tb";
   fs::remove_all(d);
   return d;
 }

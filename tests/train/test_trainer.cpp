@@ -22,16 +22,14 @@
 #include "lerobot/train/metrics/tensorboard.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot {
 namespace {
 
 fs::path scratch() {
   static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / ("lerobot_trainer_" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
+    return lerobot::testing::fresh_temp_dir("trainer");
   }();
   return dir;
 }

@@ -11,15 +11,13 @@
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
 #include "lerobot/train/train_config.h"
+#include "support/process_temp_dir.h"
 
 namespace lerobot::testing {
 
 fs::path train_scratch() {
   static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / ("lerobot_train15_" + std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
+    return lerobot::testing::fresh_temp_dir("train");
   }();
   return dir;
 }
