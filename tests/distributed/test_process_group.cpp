@@ -35,6 +35,15 @@ TEST(ProcessGroupFactory, RejectsUnknownBackendAndMissingNccl) {
 #endif
 }
 
+// A policy on the CPU trains over Gloo also on a machine with GPUs (found on an H100: two CPU
+// ranks chose NCCL and rank 1 had no GPU); a CUDA policy leaves the choice to "auto".
+TEST(ProcessGroupFactory, AutoIsGlooForAPolicyOnTheCpu) {
+  EXPECT_EQ(backend_for_device("auto", /*policy_on_cuda=*/false), "gloo");
+  EXPECT_EQ(backend_for_device("auto", true), "auto");
+  EXPECT_EQ(backend_for_device("nccl", false), "nccl");  // asked for by name: refused later, naming the flag
+  EXPECT_EQ(backend_for_device("gloo", true), "gloo");
+}
+
 // LibTorch 2.4+ defaults TCPStoreOptions::useLibUV to true and a build without libuv (Debian's
 // 2.6) then refuses every store; the shim must set the field where it exists and skip it elsewhere.
 TEST(TorchCompat, TcpStoreLibuvFlagIsSetOnlyWhereTheFieldExists) {

@@ -88,6 +88,14 @@ inline ProcessGroupOptions process_group_options(const std::string& backend, dou
   return o;
 }
 
+// The training run's backend: "auto" is gloo when the policy is on the CPU, also on a machine with
+// GPUs (as accelerate's cpu=True; NCCL would reduce on a GPU the policy does not use, and a second
+// rank may have no GPU at all); with the policy on CUDA it stays "auto" (nccl where built with it).
+// A backend named on the command line is kept (and refused later where it cannot run).
+inline std::string backend_for_device(const std::string& backend, bool policy_on_cuda) {
+  return backend == "auto" && !policy_on_cuda ? "gloo" : backend;
+}
+
 // Broadcasts every parameter and buffer of `module` from rank 0 (at start-up, so replicas agree).
 void broadcast_parameters(torch::nn::Module& module, ProcessGroup& group);
 // Broadcasts only the buffers (BatchNorm running stats) from rank 0; call once per step.

@@ -98,7 +98,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   s->device = resolve_device(cfg.policy->device, launch.local_rank);
   cfg.policy->device = device_config_name(s->device, cfg.policy->device);  // recorded in config.json
   apply_cuda_math_settings({cfg.cuda.tf32, cfg.cuda.cudnn_benchmark, cfg.cudnn_deterministic});
-  s->group = make_process_group(launch, process_group_options(cfg.distributed.backend, cfg.distributed.timeout_s));
+  s->group = make_process_group(launch, process_group_options(backend_for_device(cfg.distributed.backend, s->device.is_cuda()),
+                                                              cfg.distributed.timeout_s));
   set_log_rank(s->group->rank(), s->group->world_size());
   if (s->group->backend() == "nccl" && s->device != s->group->device())
     throw_usage("the NCCL group reduces gradients on " + s->group->device().str() + " but the policy is on " +
