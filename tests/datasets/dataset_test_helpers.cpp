@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <cstdlib>
 #include <vector>
 #include <atomic>
@@ -67,16 +66,9 @@ void write_synth_dataset(const fs::path& root, const SynthSpec& s) {
 }
 
 std::string run_python(const std::string& code) {
-  std::string cmd = python_with_numpy_and_torch() + " -c '" + code + "' 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run python3");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int rc = ::pclose(p);
-  if (rc != 0) throw std::runtime_error("python3 failed: " + out);
-  return out;
+  const CommandResult r = run_command(python_with_numpy_and_torch() + " -c '" + code + "'");
+  if (r.code != 0) throw std::runtime_error("python3 failed: " + r.out);
+  return r.out;
 }
 
 }  // namespace lerobot::testing
