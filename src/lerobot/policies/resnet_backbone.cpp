@@ -20,9 +20,11 @@ FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(int64_t n, double eps) : eps_(eps) 
 }
 
 void FrozenBatchNorm2dImpl::refresh_affine() {
-  std::vector<std::pair<const void*, int64_t>> now;
+  // Checked on every forward (20 layers a step): no allocation. to() swaps the data in place.
+  BufferStamps now;
+  size_t i = 0;
   for (const torch::Tensor* t : {&weight, &bias, &running_mean, &running_var})
-    now.emplace_back(t->data_ptr(), static_cast<int64_t>(t->_version()));  // to() swaps the data in place
+    now[i++] = {t->data_ptr(), static_cast<int64_t>(t->_version())};
   if (scale_.defined() && now == seen_ && scale_.device() == weight.device()) return;
   // Plain tensors even when the first forward runs under InferenceMode (eval before training).
   c10::InferenceMode normal_tensors(false);
@@ -31,7 +33,7 @@ void FrozenBatchNorm2dImpl::refresh_affine() {
   auto shift = bias - running_mean * scale;
   scale_ = scale.view({1, -1, 1, 1});
   shift_ = shift.view({1, -1, 1, 1});
-  seen_ = std::move(now);
+  seen_ = now;
 }
 
 torch::Tensor FrozenBatchNorm2dImpl::forward(const torch::Tensor& x) {

@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,7 +34,8 @@ class FrozenBatchNorm2dImpl : public torch::nn::Module {
   void refresh_affine();
   double eps_;
   torch::Tensor scale_, shift_;  // (1, C, 1, 1), from the buffers as they were at `seen_`
-  std::vector<std::pair<const void*, int64_t>> seen_;  // each buffer's data pointer and version
+  using BufferStamps = std::array<std::pair<const void*, int64_t>, 4>;  // data pointer and version
+  BufferStamps seen_{};  // of weight, bias, running_mean, running_var when scale_/shift_ were made
 };
 TORCH_MODULE(FrozenBatchNorm2d);
 
