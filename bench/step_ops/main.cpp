@@ -4,7 +4,8 @@
 // operator is one or more kernel launches and each sync a stall of the host, so these counts say
 // what a step costs in launches on any machine; the ratio is measured in one run.
 //
-//   bench_step_ops [--steps=3] [--image_size=96] [--top=0] [any train flag, e.g. --policy.dim_model=256]
+//   bench_step_ops [--steps=3] [--image_size=96] [--top=0] [--attention=fused|composite]
+//                  [any train flag, e.g. --policy.dim_model=256]
 //
 // --top=N also lists the N operators the multi-tensor step dispatches most often (where to cut).
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "lerobot/envs/env_config.h"
 #include "lerobot/eval/record.h"
 #include "lerobot/optim/multi_tensor.h"
+#include "lerobot/policies/act/attention.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_setup.h"
@@ -85,7 +87,13 @@ int main(int argc, char** argv) {
     if (a.rfind("--steps=", 0) == 0) steps = std::stoi(a.substr(8));
     else if (a.rfind("--image_size=", 0) == 0) image_size = std::stoll(a.substr(13));
     else if (a.rfind("--top=", 0) == 0) top = std::stoi(a.substr(6));
-    else extra.push_back(a);
+    else if (a == "--attention=composite") set_attention_kernel(AttentionKernel::kComposite);
+    else if (a == "--attention=fused") set_attention_kernel(AttentionKernel::kFused);
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: bench_step_ops [--steps=3] [--image_size=96] [--top=0] [--attention=fused|composite] "
+                  "[any lerobot-cpp train flag]\n");
+      return 0;
+    } else extra.push_back(a);
   }
   const fs::path dir = fs::temp_directory_path() / ("lerobot_step_ops_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -100,9 +108,10 @@ int main(int argc, char** argv) {
   if (fused_adam_available(c10::Device(c10::kCPU))) fused = measure(data, dir / "fused", "fused", steps, extra);
   fs::remove_all(dir);
   std::printf("ACT (default sizes unless flags say otherwise), %lld parameter tensors, batch 8, %lldx%lld image, "
-              "%d counted steps each\n",
+              "%d counted steps each, %s attention, LibTorch %s\n",
               static_cast<long long>(per.tensors), static_cast<long long>(image_size),
-              static_cast<long long>(image_size), steps);
+              static_cast<long long>(image_size), steps,
+              attention_kernel() == AttentionKernel::kFused ? "fused" : "composite", TORCH_VERSION);
   std::printf("%-28s %12s %12s %16s\n", "optimizer step", "ops/step", "syncs/step", "clip+optim ops");
   std::printf("%-28s %12.0f %12.1f %16.0f\n", "per-tensor (torch::optim)", per.ops, per.syncs, per.clip_and_step_ops);
   std::printf("%-28s %12.0f %12.1f %16.0f\n", "multi-tensor (foreach)", foreach.ops, foreach.syncs,

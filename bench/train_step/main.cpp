@@ -4,7 +4,8 @@
 // (Diffusion) run the same step in PyTorch with LeRobot's structure; compare the printed ms/step
 // from runs on the same machine.
 //
-//   bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [--infer_iters=0] [any train flag:
+//   bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [--infer_iters=0]
+//                    [--attention=fused|composite (ACT; fused is the default on LibTorch 2.x)] [any train flag:
 //                    --policy.type=act|diffusion --batch_size=8 --policy.device=cuda
 //                    --accelerator.mixed_precision=bf16 --optimizer_impl=foreach --cuda.graphs=false
 //                    --policy.dim_model=256 --policy.noise_scheduler_type=DDIM ...]
@@ -31,6 +32,7 @@
 #include "lerobot/common/op_counter.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/envs/env_config.h"
+#include "lerobot/policies/act/attention.h"
 #include "lerobot/policies/graphed_inference.h"
 #include "lerobot/eval/record.h"
 #include "lerobot/train/batch_prep.h"
@@ -61,7 +63,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
       std::printf("usage: bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [--batch_size=8] "
-                  "[--infer_iters=0] [--policy.type=act|diffusion] [any lerobot-cpp train flag]\n");
+                  "[--infer_iters=0] [--attention=fused|composite] [--policy.type=act|diffusion] [any lerobot-cpp train flag]\n");
       return 0;
     }
   try {
@@ -87,6 +89,8 @@ int run_bench(int argc, char** argv) {
     else if (a.rfind("--batch_size=", 0) == 0) batch_size = std::stoll(a.substr(13));
     else if (a.rfind("--infer_iters=", 0) == 0) infer_iters = std::stoll(a.substr(14));
     else if (a.rfind("--policy.type=", 0) == 0) policy_type = a.substr(14);
+    else if (a == "--attention=composite") set_attention_kernel(AttentionKernel::kComposite);
+    else if (a == "--attention=fused") set_attention_kernel(AttentionKernel::kFused);
     else extra.push_back(a);
   }
   const fs::path dir = fs::temp_directory_path() / ("lerobot_train_step_" + std::to_string(::getpid()));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lerobot/common/op_counter.h"
+#include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/act/attention.h"
 #include "lerobot/policies/resnet_backbone.h"
 #include "lerobot/policies/act/transformer.h"
@@ -56,6 +57,80 @@ TEST(PackedAttention, MatchesTorchMultiheadAttentionWithPaddingMask) {
   auto unmasked = ours->forward(q, k, v);
   EXPECT_FALSE(torch::allclose(unmasked[0][0], got[0][0]));
   EXPECT_TRUE(torch::allclose(unmasked.select(1, 1), got.select(1, 1)));
+}
+
+// Restores the process-wide attention kernel when a test ends.
+struct KernelChoice {
+  AttentionKernel saved = attention_kernel();
+  ~KernelChoice() { set_attention_kernel(saved); }
+};
+
+TEST(PackedAttention, DefaultKernelIsFusedWhereTheLibTorchHasIt) {
+  KernelChoice restore;
+  EXPECT_EQ(attention_kernel(), compat::kHasFusedAttention ? AttentionKernel::kFused : AttentionKernel::kComposite);
+  set_attention_kernel(AttentionKernel::kComposite);
+  EXPECT_EQ(attention_kernel(), AttentionKernel::kComposite);
+  if (!compat::kHasFusedAttention) {
+    try {
+      set_attention_kernel(AttentionKernel::kFused);
+      ADD_FAILURE() << "choosing fused attention on LibTorch " TORCH_VERSION " should fail";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("2.0"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The fused kernel (scaled_dot_product_attention) and the composite one compute the same outputs
+// and gradients (masked cross-attention and self-attention), in fewer operators; in training,
+// dropout acts inside the fused kernel.
+TEST(PackedAttention, FusedKernelMatchesTheCompositeOneWithGradients) {
+  if (!compat::kHasFusedAttention) GTEST_SKIP() << "LibTorch " TORCH_VERSION " has no scaled_dot_product_attention";
+  KernelChoice restore;
+  torch::manual_seed(5);
+  const int64_t d = 32, h = 4, lq = 5, lk = 7, b = 3;
+  PackedMultiheadAttention att(d, h, 0.5);
+  {
+    torch::NoGradGuard ng;
+    for (auto& p : att->parameters()) p.normal_(0.0, 0.3);
+  }
+  att->eval();
+  const auto q = torch::randn({lq, b, d}), k = torch::randn({lk, b, d}), v = torch::randn({lk, b, d});
+  auto mask = torch::zeros({b, lk}, torch::kBool);
+  mask[0].narrow(0, 4, 3).fill_(true);
+  mask[2][1] = true;
+  struct Run {
+    torch::Tensor cross, self, grad_w, grad_q;
+    int64_t ops = 0;
+  };
+  const auto run = [&](AttentionKernel kernel) {
+    set_attention_kernel(kernel);
+    att->zero_grad();
+    Run r;
+    auto qg = q.clone().requires_grad_(true);
+    {
+      OpCounter c;
+      r.cross = att->forward(qg, k, v, mask);
+      r.ops = c.ops();
+    }
+    r.self = att->forward(k, k, v, mask);
+    (r.cross.square().sum() + r.self.sum()).backward();
+    r.grad_w = att->in_proj_weight.grad().clone();
+    r.grad_q = qg.grad().clone();
+    return r;
+  };
+  const Run composite = run(AttentionKernel::kComposite), fused = run(AttentionKernel::kFused);
+  EXPECT_TRUE(close_at_scale(fused.cross, composite.cross));
+  EXPECT_TRUE(close_at_scale(fused.self, composite.self));
+  EXPECT_TRUE(close_at_scale(fused.grad_w, composite.grad_w));
+  EXPECT_TRUE(close_at_scale(fused.grad_q, composite.grad_q));
+  EXPECT_LT(fused.ops, composite.ops) << "fused " << fused.ops << " operators, composite " << composite.ops;
+  // Training: dropout (p = 0.5) changes the output; eval does not.
+  set_attention_kernel(AttentionKernel::kFused);
+  att->train();
+  torch::NoGradGuard ng;
+  EXPECT_FALSE(torch::allclose(att->forward(q, k, v, mask), composite.cross.detach(), 1e-3, 1e-3));
+  att->eval();
+  EXPECT_TRUE(close_at_scale(att->forward(q, k, v, mask), composite.cross.detach()));
 }
 
 TEST(PackedAttention, ParameterNamesArePacked) {
@@ -148,6 +223,50 @@ TEST(FrozenBatchNorm, KeepsItsAffineTermsUntilABufferChanges) {
   auto xg = x.clone().requires_grad_(true);
   fresh->forward(xg).sum().backward();
   EXPECT_TRUE(xg.grad().defined());
+}
+
+// A frozen batch norm after a bias-free convolution folds into it (conv(x, w * scale) + shift):
+// the same outputs and gradients up to rounding, in fewer operators; a backbone's forward uses it.
+TEST(FrozenBatchNorm, FoldsIntoThePrecedingConvolution) {
+  torch::manual_seed(9);
+  torch::nn::Conv2d conv(torch::nn::Conv2dOptions(3, 4, 3).stride(2).padding(1).bias(false));
+  FrozenBatchNorm2d bn(4);
+  {
+    torch::NoGradGuard ng;
+    bn->weight.uniform_(0.5, 2.0);
+    bn->bias.normal_();
+    bn->running_mean.normal_();
+    bn->running_var.uniform_(0.2, 3.0);
+  }
+  const auto x = torch::randn({2, 3, 9, 9});
+  struct Run {
+    torch::Tensor y, grad_x, grad_w;
+    int64_t ops = 0;
+  };
+  const auto run = [&](bool folded) {
+    conv->zero_grad();
+    auto xg = x.clone().requires_grad_(true);
+    bn->forward_after(*conv, xg);  // the affine terms are made on the first call: not counted
+    Run r;
+    {
+      OpCounter c;
+      r.y = folded ? bn->forward_after(*conv, xg) : bn->forward(conv(xg));
+      r.ops = c.ops();
+    }
+    (r.y * r.y).sum().backward();
+    r.grad_x = xg.grad();
+    r.grad_w = conv->weight.grad().clone();
+    return r;
+  };
+  const Run plain = run(false), folded = run(true);
+  ASSERT_EQ(folded.y.sizes(), plain.y.sizes());
+  EXPECT_TRUE(close_at_scale(folded.y, plain.y));
+  EXPECT_TRUE(close_at_scale(folded.grad_x, plain.grad_x));
+  EXPECT_TRUE(close_at_scale(folded.grad_w, plain.grad_w));
+  EXPECT_LT(folded.ops, plain.ops) << "folded " << folded.ops << " operators, conv then norm " << plain.ops;
+  // A convolution with its own bias cannot take the shift: refused.
+  torch::nn::Conv2d biased(torch::nn::Conv2dOptions(3, 4, 3).bias(true));
+  EXPECT_THROW(bn->forward_after(*biased, x), std::exception);
 }
 
 }  // namespace

@@ -98,6 +98,24 @@ using InferenceGuard = c10::InferenceMode;
 inline void kaiming_normal_fan_out_relu(torch::Tensor& w) {
   torch::nn::init::kaiming_normal_(w, 0.0, torch::kFanOut, torch::kReLU);
 }
+namespace compat {
+// at::scaled_dot_product_attention (2.0+): one operator forward and one backward node where the
+// composite attention takes six of each; on CUDA a flash or memory-efficient kernel. q (B, H, Lq,
+// E), k and v (B, H, Lk, E), `allowed` bool, broadcastable to (B, H, Lq, Lk), true = attend
+// (undefined: all), the default 1/sqrt(E) scale. Only called where kHasFusedAttention.
+inline constexpr bool kHasFusedAttention = LEROBOT_TORCH_AT_LEAST(2, 0);
+inline torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                     const torch::Tensor& allowed, double dropout_p) {
+#if LEROBOT_TORCH_AT_LEAST(2, 0)
+  const c10::optional<torch::Tensor> mask = allowed.defined() ? c10::optional<torch::Tensor>(allowed) : c10::nullopt;
+  return at::scaled_dot_product_attention(q, k, v, mask, dropout_p, /*is_causal=*/false);
+#else
+  (void)k, (void)v, (void)allowed, (void)dropout_p;
+  TORCH_CHECK(false, "fused attention needs LibTorch 2.0 or newer");
+  return q;
+#endif
+}
+}  // namespace compat
 }  // namespace lerobot
 #endif
 #endif

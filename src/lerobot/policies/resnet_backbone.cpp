@@ -33,6 +33,8 @@ void FrozenBatchNorm2dImpl::refresh_affine() {
   auto shift = bias - running_mean * scale;
   scale_ = scale.view({1, -1, 1, 1});
   shift_ = shift.view({1, -1, 1, 1});
+  weight_scale_ = scale.view({-1, 1, 1, 1});
+  shift_c_ = shift;
   seen_ = now;
 }
 
@@ -41,9 +43,25 @@ torch::Tensor FrozenBatchNorm2dImpl::forward(const torch::Tensor& x) {
   return x * scale_ + shift_;
 }
 
+torch::Tensor FrozenBatchNorm2dImpl::forward_after(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+  LEROBOT_CHECK(!conv.options.bias(), "forward_after folds into a convolution without a bias");
+  refresh_affine();
+  const auto& o = conv.options;
+  return torch::nn::functional::conv2d(
+      x, conv.weight * weight_scale_,
+      torch::nn::functional::Conv2dFuncOptions().bias(shift_c_).stride(o.stride()).padding(o.padding()).dilation(
+          o.dilation()).groups(o.groups()));
+}
+
 namespace {
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
   return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad).bias(false));
+}
+
+// norm(conv(x)); a frozen batch norm is folded into the convolution.
+torch::Tensor conv_norm(torch::nn::Conv2dImpl& conv, torch::nn::AnyModule& norm, const torch::Tensor& x) {
+  if (auto* frozen = norm.ptr()->as<FrozenBatchNorm2dImpl>()) return frozen->forward_after(conv, x);
+  return norm.forward(conv.forward(x));
 }
 
 torch::nn::AnyModule make_norm(ResNetNorm norm, int64_t channels) {
@@ -86,9 +104,9 @@ BasicBlockImpl::BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride
 }
 
 torch::Tensor BasicBlockImpl::forward(const torch::Tensor& x) {
-  auto out = torch::relu(bn1.forward(conv1(x)));
-  out = bn2.forward(conv2(out));
-  auto identity = downsample ? downsample->forward(x) : x;
+  auto out = torch::relu(conv_norm(*conv1, bn1, x));
+  out = conv_norm(*conv2, bn2, out);
+  auto identity = downsample ? conv_norm(*downsample[0]->as<torch::nn::Conv2dImpl>(), downsample->begin()[1], x) : x;
   return torch::relu(out + identity);
 }
 
@@ -123,7 +141,7 @@ ResNetBackboneImpl::ResNetBackboneImpl(const ResNetOptions& options) : options_(
 }
 
 torch::Tensor ResNetBackboneImpl::forward(const torch::Tensor& x) {
-  auto y = torch::relu(bn1.forward(conv1(x)));
+  auto y = torch::relu(conv_norm(*conv1, bn1, x));
   y = torch::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
   y = layer1->forward(y);
   y = layer2->forward(y);

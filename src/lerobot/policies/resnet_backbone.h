@@ -28,12 +28,17 @@ class FrozenBatchNorm2dImpl : public torch::nn::Module {
  public:
   explicit FrozenBatchNorm2dImpl(int64_t num_features, double eps = 1e-5);
   torch::Tensor forward(const torch::Tensor& x);
+  // forward(conv(x)) as one bias-carrying convolution with the scale folded into the weights:
+  // conv(x, w * scale) + shift. Equal up to rounding; saves the scale-and-shift pass over the
+  // activations forward and backward (two operators and two autograd nodes per layer).
+  torch::Tensor forward_after(const torch::nn::Conv2dImpl& conv, const torch::Tensor& x);
   torch::Tensor weight, bias, running_mean, running_var;
 
  private:
   void refresh_affine();
   double eps_;
   torch::Tensor scale_, shift_;  // (1, C, 1, 1), from the buffers as they were at `seen_`
+  torch::Tensor weight_scale_, shift_c_;  // the same as (C, 1, 1, 1) and (C), for forward_after
   using BufferStamps = std::array<std::pair<const void*, int64_t>, 4>;  // data pointer and version
   BufferStamps seen_{};  // of weight, bias, running_mean, running_var when scale_/shift_ were made
 };

@@ -1,14 +1,32 @@
 // PackedMultiheadAttention: scaled dot-product attention over packed q/k/v projections.
 #include "lerobot/policies/act/attention.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/torch_compat.h"
 
 namespace lerobot {
 
 namespace F = torch::nn::functional;
+
+namespace {
+std::atomic<AttentionKernel>& kernel_choice() {
+  static std::atomic<AttentionKernel> choice{compat::kHasFusedAttention ? AttentionKernel::kFused
+                                                                        : AttentionKernel::kComposite};
+  return choice;
+}
+}  // namespace
+
+AttentionKernel attention_kernel() { return kernel_choice().load(std::memory_order_relaxed); }
+
+void set_attention_kernel(AttentionKernel kernel) {
+  LEROBOT_CHECK(kernel != AttentionKernel::kFused || compat::kHasFusedAttention,
+                "fused attention needs LibTorch 2.0 or newer (this one is " TORCH_VERSION ")");
+  kernel_choice().store(kernel, std::memory_order_relaxed);
+}
 
 PackedMultiheadAttentionImpl::PackedMultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads,
                                                            double dropout)
@@ -45,6 +63,18 @@ torch::Tensor PackedMultiheadAttentionImpl::forward(const torch::Tensor& query, 
     k = F::linear(key, in_proj_weight.narrow(0, d, d), in_proj_bias.narrow(0, d, d));
   }
   v = F::linear(value, in_proj_weight.narrow(0, 2 * d, d), in_proj_bias.narrow(0, 2 * d, d));
+  const double dropout = is_training() ? dropout_ : 0.0;
+  if (key_padding_mask.defined())
+    LEROBOT_CHECK(key_padding_mask.size(0) == batch && key_padding_mask.size(1) == lk,
+                  "key_padding_mask must be (B, Lk)");
+  if (attention_kernel() == AttentionKernel::kFused) {
+    // (L, B, D) -> (B, H, L, hd) as views: the kernels take strided inputs with a unit last stride.
+    auto heads = [&](const torch::Tensor& t, int64_t len) { return t.view({len, batch, h, hd}).permute({1, 2, 0, 3}); };
+    torch::Tensor allowed;
+    if (key_padding_mask.defined()) allowed = key_padding_mask.to(torch::kBool).logical_not().view({batch, 1, 1, lk});
+    auto out = compat::fused_attention(heads(q, lq), heads(k, lk), heads(v, lk), allowed, dropout);
+    return out_proj(out.permute({2, 0, 1, 3}).reshape({lq, batch, d}));  // (Lq, B, D)
+  }
   // (L, B, D) -> (B*H, L, hd)
   q = q.reshape({lq, batch * h, hd}).transpose(0, 1);
   k = k.reshape({lk, batch * h, hd}).transpose(0, 1);
@@ -52,15 +82,13 @@ torch::Tensor PackedMultiheadAttentionImpl::forward(const torch::Tensor& query, 
   q = q * (1.0 / std::sqrt(static_cast<double>(hd)));
   auto scores = torch::bmm(q, k.transpose(1, 2));  // (B*H, Lq, Lk)
   if (key_padding_mask.defined()) {
-    LEROBOT_CHECK(key_padding_mask.size(0) == batch && key_padding_mask.size(1) == lk,
-                  "key_padding_mask must be (B, Lk)");
     auto mask = key_padding_mask.to(torch::kBool).view({batch, 1, 1, lk});
     scores = scores.view({batch, h, lq, lk})
                  .masked_fill(mask, -std::numeric_limits<float>::infinity())
                  .view({batch * h, lq, lk});
   }
   auto attn = torch::softmax(scores, -1);
-  if (is_training() && dropout_ > 0.0) attn = F::dropout(attn, F::DropoutFuncOptions().p(dropout_).training(true));
+  if (dropout > 0.0) attn = F::dropout(attn, F::DropoutFuncOptions().p(dropout).training(true));
   auto out = torch::bmm(attn, v);                   // (B*H, Lq, hd)
   out = out.transpose(0, 1).reshape({lq, batch, d});  // (Lq, B, D)
   return out_proj(out);

@@ -6,6 +6,17 @@
 
 namespace lerobot {
 
+// How the attention weights are formed and applied:
+//  - kFused: one at::scaled_dot_product_attention (LibTorch 2.0+; the default there): one operator
+//    and one backward node, a flash or memory-efficient kernel on CUDA.
+//  - kComposite: scale, bmm, mask, softmax, dropout, bmm (the only choice on 1.13), as
+//    torch.nn.MultiheadAttention computes it when it returns the weights (LeRobot's case).
+// Same parameters and math; dropout draws differ. Process-wide; benches and tests switch it.
+enum class AttentionKernel { kFused, kComposite };
+AttentionKernel attention_kernel();
+// Throws for kFused where the LibTorch has no fused attention.
+void set_attention_kernel(AttentionKernel kernel);
+
 class PackedMultiheadAttentionImpl : public torch::nn::Module {
  public:
   PackedMultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads, double dropout);
