@@ -61,7 +61,7 @@ if [ "$MODE" = cpu ]; then
   # with libuv, which that build lacks, so torchrun exits before starting any rank ("use_libuv was
   # requested but PyTorch was build without libuv support"; USE_LIBUV=0 does not reach that path).
   in_root "cd '$REPO' && BUILD_DIR=/build-libtorch2 scripts/setup.sh >/dev/null &&
-    ctest --test-dir /build-libtorch2 --output-on-failure -j \$(nproc) --timeout 900 -E 'Rendezvous/Torchrun[.]|TrainLaunch[.]Torchrun'"
+    OMP_NUM_THREADS=1 ctest --test-dir /build-libtorch2 --output-on-failure -j \$(nproc) --timeout 900 -E 'Rendezvous/Torchrun[.]|TrainLaunch[.]Torchrun'"
   exit 0
 fi
 

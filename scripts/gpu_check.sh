@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything a GPU session checks, in one call that fits a 10-minute device run: the CUDA build
-# against the machine's pip PyTorch (shared/gpu-build's recipe: bash .dev/build.sh), the
+# against the machine's pip PyTorch (scripts/gpu_offline's recipe: bash .dev/build.sh), the
 # training-step and inference benchmarks against the PyTorch peers on the same GPU (first: they are
 # what a session cannot get elsewhere), the tests that need a GPU, a real `lerobot-cpp train` on
 # CUDA (the one-process NCCL group is one of the GPU tests), then as much of the whole suite as
@@ -12,11 +12,13 @@
 # each phase, so a run cut off by the device's time limit still returns what finished (the device
 # returns only a few files from $OUT: keep the logs in one archive). PHASES picks the phases
 # (default all: "build bench gpu suite"). All four do not fit one 10-minute call (H100, 2026-11-26:
-# build 220 s, benches 170 s, GPU tests and real runs 120+ s, the suite ~150 s with 8 jobs), and a
+# build 220 s, benches 170 s, GPU tests and real runs 120+ s, the suite 250+ s with 8 jobs), and a
 # session has 15 device minutes. So make two calls, the second at once while the machine is warm
-# (it goes back 30 s after a call; build-cuda and /tmp/deps stay on it):
-#   OUT=$OUT DEADLINE=560 PHASES="build bench gpu" bash scripts/gpu_check.sh   # carry [".dev"]
-#   OUT=$OUT DEADLINE=240 PHASES="suite" bash scripts/gpu_check.sh
+# (it goes back 30 s after a call; build-cuda and /tmp/deps stay on it); the benches go last, alone
+# on the machine:
+#   OUT=$OUT DEADLINE=590 PHASES="build gpu suite" bash scripts/gpu_check.sh   # carry [".dev"]
+#   OUT=$OUT DEADLINE=230 PHASES="bench" bash scripts/gpu_check.sh
+# .dev comes from scripts/gpu_offline/prepare.sh (run here, on a Debian machine with its archive).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu_check}
@@ -82,18 +84,17 @@ bench() {  # bench NAME MAX CMD...: keeps the figures in the summary
 }
 GB="python3 bench/train_step/gpu_busy.py --"  # adds "gpu busy: N% of the timed window"
 if phase bench; then
-for cfg in "8 96 no 150" "64 480 bf16 40" "64 480 no 40"; do
-  set -- $cfg
-  tag="act_b$1_$2_$3"
-  extra=""; [ "$tag" = act_b8_96_no ] && extra="--infer_iters=20"  # ACT inference, eager and graphed
-  bench "${tag}_ours" 40 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 --accelerator.mixed_precision=$3 --steps=$4 $extra
-  [ "$1" = 8 ] && bench "${tag}_ours_nographs" 40 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 \
-    --accelerator.mixed_precision=$3 --steps=$4 --cuda.graphs=false
-  [ "$3" = bf16 ] && bench "${tag}_ours_cl" 40 $GB $BT --policy.device=cuda --batch_size=$1 --image_size=$2 \
-    --accelerator.mixed_precision=$3 --steps=$4 --cuda.channels_last=true  # NHWC convolutions (opt-in)
-  bench "${tag}_peer" 40 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=$1 --image_size=$2 \
-    --mixed_precision=$3 --steps=$4
-done
+# ACT batch 8: graphs on; graphs off (fused attention, the default on 2.x); graphs off with the
+# composite attention (the step before the fused kernel: the before/after of that change).
+bench act_b8_96_no_ours 40 $GB $BT --policy.device=cuda --batch_size=8 --image_size=96 --steps=150 --infer_iters=20
+bench act_b8_96_no_ours_nographs 40 $GB $BT --policy.device=cuda --batch_size=8 --image_size=96 --steps=150 --cuda.graphs=false
+bench act_b8_96_no_ours_nographs_composite 40 $GB $BT --policy.device=cuda --batch_size=8 --image_size=96 --steps=150 \
+  --cuda.graphs=false --attention=composite
+bench act_b8_96_no_peer 40 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=8 --image_size=96 --steps=150
+# Batch 64 bf16 at 480x480 (channels-last is the default there).
+bench act_b64_480_bf16_ours 40 $GB $BT --policy.device=cuda --batch_size=64 --image_size=480 --accelerator.mixed_precision=bf16 --steps=40
+bench act_b64_480_bf16_peer 40 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=64 --image_size=480 \
+  --mixed_precision=bf16 --steps=40
 bench diffusion_b64_no_ours 50 $GB $BT --policy.type=diffusion --policy.device=cuda --batch_size=64 --image_size=96 --steps=20
 bench diffusion_b64_no_peer 50 $GB python3 bench/train_step/peer_diffusion.py --device=cuda --batch_size=64 --image_size=96 \
   --mixed_precision=no --steps=20
@@ -112,7 +113,7 @@ def ms(path, key):
 for ours in sorted(glob.glob(os.path.join(sys.argv[1], "*_ours*.log"))):
     key = "ms/chunk" if "ddim" in ours else "ms/step"
     name = os.path.basename(ours)[:-4]
-    base = re.sub(r"_ours(_nographs|_cl)?$", "_peer", name)
+    base = re.sub(r"_ours(_nographs(_composite)?|_cl)?$", "_peer", name)
     for label, k in ((name, key), (name + " graphed", "ms/chunk graphed")) if "ddim" in ours else ((name, key),):
         o, p = ms(ours, k), ms(os.path.join(sys.argv[1], base + ".log"), key)
         print(f"ratio {label}: ours {o} ms, peer {p} ms, peer/ours {p / o:.2f}x" if o and p else f"ratio {label}: ours {o}, peer {p}")
@@ -149,8 +150,12 @@ fi
 # ---- the whole suite with the time left (the GPU tests ran above) ------------------------------
 if phase suite; then
   # Two intra-op threads per test process: 8 processes with LibTorch's default (one thread per
-  # core each) oversubscribed 16 cores and tripled the suite's time there.
-  (export OMP_NUM_THREADS=2; run ctest_all 600 ctest --test-dir $B -j 8 --timeout 150 --output-on-failure -E "$GPU_TESTS")
+  # core each) oversubscribed 16 cores and tripled the suite's time there. Without the gpu phase in
+  # this call, the suite includes the GPU tests and the real runs go beside it.
+  excl=()
+  if phase gpu; then excl=(-E "$GPU_TESTS"); else real_runs & fi
+  (export OMP_NUM_THREADS=2; run ctest_all 600 ctest --test-dir $B -j 8 --timeout 150 --output-on-failure "${excl[@]}")
   grep -E "tests passed|tests failed|^\s+[0-9]+ - " "$L/ctest_all.log" | tail -60 | tee -a "$S"
+  wait
 fi
 say "done"
