@@ -67,7 +67,7 @@ if grep -q "^FAILED" /tmp/build.log 2>/dev/null; then
 fi
 pack
 fi
-export LD_LIBRARY_PATH=/tmp/deps/lib:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=/tmp/deps/lib:${LD_LIBRARY_PATH:-} PATH=/tmp/deps/bin:$PATH  # the recipe's FFmpeg (its CLI too)
 LR=$B/apps/lerobot-cpp/lerobot-cpp
 say "built: $(ls $LR $B/bench/train_step/bench_train_step 2>&1 | tr '\n' ' ')"
 "$LR" --version 2>&1 | tee -a "$S"

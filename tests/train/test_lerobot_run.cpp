@@ -218,6 +218,7 @@ TEST(LeRobotRun, CheckpointInLeRobotLayoutResumesWithTheSchedulerLrAndAdamMoment
   for (const char* k : {"dim_model", "n_heads", "dim_feedforward", "n_encoder_layers", "n_vae_encoder_layers",
                         "chunk_size", "n_action_steps", "pretrained_backbone_weights"})
     p[k] = policy_json[k];
+  p["device"] = "cpu";  // the fixture's run was on "cuda"; the run compared with trained on the CPU
   cfg["output_dir"] = run.string();
   cfg["seed"] = 7;
   cfg["batch_size"] = 4;

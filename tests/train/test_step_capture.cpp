@@ -7,7 +7,9 @@
 
 #include "lerobot/common/device_graph.h"
 #include "lerobot/common/op_counter.h"
+#include "lerobot/common/torch_compat.h"
 #include "lerobot/optim/multi_tensor.h"
+#include "lerobot/policies/act/attention.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/train/batch_prep.h"
 #include "lerobot/train/step_capture.h"
@@ -172,20 +174,30 @@ TEST(CapturedUpdateStep, AScheduledLrReadFromTheDeviceEqualsTheHostLr) {
   EXPECT_GT((slow.last_param - host_lr.last_param).abs().max().item<double>(), 1e-5);
 }
 
+// Sets the process-wide attention kernel for one test.
+struct AttentionKernelFor {
+  AttentionKernel saved = attention_kernel();
+  explicit AttentionKernelFor(AttentionKernel k) { set_attention_kernel(k); }
+  ~AttentionKernelFor() { set_attention_kernel(saved); }
+};
+
 // On a GPU: the captured graph replays the steps the eager path runs. Same seed, same batches,
 // TF32 and cuDNN's algorithm search off so both runs use the same kernels; lr 1e-3 so every step
 // moves the weights visibly (a replay that skipped the optimizer or reused stale inputs would
-// show in the later losses).
-void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, const std::string& name) {
+// show in the later losses). `steps` 12 unless said. The attention is the composite one: the
+// fused kernel's CUDA backward accumulates with atomics, so two runs of it differ in the last
+// bits, and lr 1e-3 grows that past 1e-4 within a few steps (H200, 2026-11-26: from step 6).
+void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, const std::string& name,
+                                AttentionKernel kernel = AttentionKernel::kComposite, int steps = 12) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (none here): the capture runs on a GPU only";
   if (!DeviceGraph::available(torch::Device(torch::kCUDA, 0)))
     GTEST_SKIP() << "this build has no CUDA graphs (a CPU LibTorch, 1.x, or LEROBOT_CUDA_GRAPHS=OFF)";
+  AttentionKernelFor attention(kernel);
   std::vector<std::string> flags = {"--policy.device=cuda", "--cuda.tf32=false", "--cuda.cudnn_benchmark=false",
                                     "--policy.optimizer_lr=1e-3", "--policy.optimizer_lr_backbone=1e-3"};
   flags.insert(flags.end(), policy_flags.begin(), policy_flags.end());
   std::vector<std::string> eager_flags = flags;
   eager_flags.push_back("--cuda.graphs=false");
-  const int steps = 12;
   const StepsRun eager = run_steps(false, steps, name + "_eager", eager_flags);
   const StepsRun graphed = run_steps(false, steps, name + "_graph", flags);
   ASSERT_FALSE(eager.replayed);
@@ -206,6 +218,14 @@ TEST(CapturedUpdateStep, OnCudaTheReplaysEqualTheEagerStepsWithoutRandomness) {
 // numbers the eager step at that position gets (PyTorch's graph-safe Philox offsets).
 TEST(CapturedUpdateStep, OnCudaTheReplaysDrawTheEagerStepsRandomNumbers) {
   expect_replays_equal_eager({}, "cuda_capture_random");
+}
+
+// The fused attention (the default on LibTorch 2.x; dropout drawn inside its kernel) is captured,
+// and its first replays (steps 3 and 4) give the eager steps' losses: before its atomics'
+// last-bit differences have grown (see above).
+TEST(CapturedUpdateStep, OnCudaTheFusedAttentionsFirstReplaysEqualTheEagerSteps) {
+  if (!compat::kHasFusedAttention) GTEST_SKIP() << "LibTorch " TORCH_VERSION " has no fused attention";
+  expect_replays_equal_eager({}, "cuda_capture_fused", AttentionKernel::kFused, 5);
 }
 
 // A cosine schedule with warm-up: captured once, replayed with the lr the host scheduler sets.

@@ -112,14 +112,14 @@ void TrainLogger::read_sums() {
   }
 }
 
-void TrainLogger::log(int64_t step) {
+void TrainLogger::log(int64_t step, double caught_up_s) {
   // The steps' own timers see the host only: on a GPU they return once their kernels (or the graph
   // replay) are queued. Reading the window's device sums waits for the device to finish them; that
   // wait is the window's too, so update_s and step_s (and samples/s) are wall-clock figures as
   // LeRobot's, whose update reads the loss every step.
   Stopwatch catching_up;
   read_sums();
-  const double wait_s = catching_up.seconds();
+  const double wait_s = caught_up_s + catching_up.seconds();
   tracker_.meter("update_s").spread(wait_s);
   tracker_.meter("step_s").spread(wait_s);
   tracker_.reduce_across_ranks([this](std::vector<float>& values, ReduceKind kind) {

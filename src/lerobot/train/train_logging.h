@@ -27,7 +27,10 @@ class TrainLogger {
   ~TrainLogger();
   void banner();
   void record(const UpdateResult& u, double data_s, double prep_s, double step_s);
-  void log(int64_t step);       // collective (reduces the meters across ranks)
+  // Collective (reduces the meters across ranks). `caught_up_s`: how long the caller already waited
+  // for the window's queued device work before calling (the non-finite check reads the device
+  // first); it counts in the window's update_s and step_s with the wait for the sums.
+  void log(int64_t step, double caught_up_s = 0.0);
   void evaluate(int64_t step);  // rank 0 runs the rollouts; all ranks meet after
   void heldout(int64_t step);   // collective: the held-out eval loss (--eval_steps), logged by rank 0
   void finish(int64_t step);

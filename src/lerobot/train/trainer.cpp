@@ -54,8 +54,11 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     logger.record(u, data_s, prep_s, step_timer.seconds());
 
     if (s.cfg.log_freq > 0 && step % s.cfg.log_freq == 0) {
+      // The first read of the device in the window: it waits for the steps still queued there, and
+      // that wait belongs to the window's step times (a graph replay returns before it runs).
+      Stopwatch catching_up;
       update.check_nonfinite(step);  // non-finite steps skipped on the device, counted there
-      logger.log(step);              // collective
+      logger.log(step, catching_up.seconds());  // collective
     }
     if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) logger.heldout(step);  // collective
     const bool save = s.cfg.save_checkpoint &&
