@@ -53,6 +53,13 @@ TEST(PackedAttention, MatchesTorchMultiheadAttentionWithPaddingMask) {
   EXPECT_TRUE(close_at_scale(ours->forward(q, k, v), std::get<0>(ref->forward(q, k, v))));
   auto x = torch::randn({lk, b, d});
   EXPECT_TRUE(close_at_scale(ours->forward(x, x, v, mask), std::get<0>(ref->forward(x, x, v, mask))));
+  // The packed weights' gradients too (self-attention and cross-attention both split them).
+  for (auto* m : {&ours->in_proj_weight, &ours->in_proj_bias, &ref->in_proj_weight, &ref->in_proj_bias})
+    m->mutable_grad() = torch::Tensor();
+  (ours->forward(x, x, v, mask).square().sum() + ours->forward(q, k, v).sum()).backward();
+  (std::get<0>(ref->forward(x, x, v, mask)).square().sum() + std::get<0>(ref->forward(q, k, v)).sum()).backward();
+  EXPECT_TRUE(close_at_scale(ours->in_proj_weight.grad(), ref->in_proj_weight.grad()));
+  EXPECT_TRUE(close_at_scale(ours->in_proj_bias.grad(), ref->in_proj_bias.grad()));
   // The mask matters: masking a key changes the output of that batch row only.
   auto unmasked = ours->forward(q, k, v);
   EXPECT_FALSE(torch::allclose(unmasked[0][0], got[0][0]));

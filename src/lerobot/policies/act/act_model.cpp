@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/policies/linear.h"
 
 namespace lerobot {
 
@@ -110,7 +111,7 @@ ACTForwardOutput ACTModelImpl::forward(const Batch& batch) {
     std::vector<torch::Tensor> tokens;
     tokens.push_back(vae_encoder_cls_embed->weight.unsqueeze(0).expand({bsz, 1, d}));
     if (has_state_) tokens.push_back(vae_encoder_robot_state_input_proj(need(batch, kState)).unsqueeze(1));
-    tokens.push_back(vae_encoder_action_input_proj(actions));
+    tokens.push_back(linear(vae_encoder_action_input_proj, actions));
     auto vae_in = torch::cat(tokens, 1).transpose(0, 1);  // (S, B, D)
     auto pos = vae_encoder_pos_enc.detach().transpose(0, 1);  // (S, 1, D)
     auto head_pad = torch::zeros({bsz, has_state_ ? 2 : 1}, opts.dtype(torch::kBool));

@@ -7,6 +7,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/torch_compat.h"
+#include "lerobot/policies/linear.h"
 
 namespace lerobot {
 
@@ -53,16 +54,21 @@ torch::Tensor PackedMultiheadAttentionImpl::forward(const torch::Tensor& query, 
   const int64_t lq = query.size(0), batch = query.size(1), lk = key.size(0);
   const int64_t d = embed_dim_, h = num_heads_, hd = d / h;
   torch::Tensor q, k, v;
+  // The packed weights are split once per call (one backward node that concatenates the parts'
+  // gradients, where a slice per part zero-fills a full-size gradient and the parts are summed).
   if (query.is_same(key)) {  // self-attention with q = k: one matmul for both projections
-    auto qk = F::linear(query, in_proj_weight.narrow(0, 0, 2 * d), in_proj_bias.narrow(0, 0, 2 * d));
-    auto parts = qk.chunk(2, -1);
+    const std::vector<int64_t> sizes = {2 * d, d};
+    const auto w = in_proj_weight.split_with_sizes(sizes), b = in_proj_bias.split_with_sizes(sizes);
+    auto parts = torch::linear(query, w[0], b[0]).chunk(2, -1);
     q = parts[0];
     k = parts[1];
+    v = torch::linear(value, w[1], b[1]);
   } else {
-    q = F::linear(query, in_proj_weight.narrow(0, 0, d), in_proj_bias.narrow(0, 0, d));
-    k = F::linear(key, in_proj_weight.narrow(0, d, d), in_proj_bias.narrow(0, d, d));
+    const auto w = in_proj_weight.chunk(3), b = in_proj_bias.chunk(3);
+    q = torch::linear(query, w[0], b[0]);
+    k = torch::linear(key, w[1], b[1]);
+    v = torch::linear(value, w[2], b[2]);
   }
-  v = F::linear(value, in_proj_weight.narrow(0, 2 * d, d), in_proj_bias.narrow(0, 2 * d, d));
   const double dropout = is_training() ? dropout_ : 0.0;
   if (key_padding_mask.defined())
     LEROBOT_CHECK(key_padding_mask.size(0) == batch && key_padding_mask.size(1) == lk,
@@ -73,7 +79,7 @@ torch::Tensor PackedMultiheadAttentionImpl::forward(const torch::Tensor& query, 
     torch::Tensor allowed;
     if (key_padding_mask.defined()) allowed = key_padding_mask.to(torch::kBool).logical_not().view({batch, 1, 1, lk});
     auto out = compat::fused_attention(heads(q, lq), heads(k, lk), heads(v, lk), allowed, dropout);
-    return out_proj(out.permute({2, 0, 1, 3}).reshape({lq, batch, d}));  // (Lq, B, D)
+    return linear(out_proj, out.permute({2, 0, 1, 3}).reshape({lq, batch, d}));  // (Lq, B, D)
   }
   // (L, B, D) -> (B*H, L, hd)
   q = q.reshape({lq, batch * h, hd}).transpose(0, 1);
@@ -91,7 +97,7 @@ torch::Tensor PackedMultiheadAttentionImpl::forward(const torch::Tensor& query, 
   if (dropout > 0.0) attn = F::dropout(attn, F::DropoutFuncOptions().p(dropout).training(true));
   auto out = torch::bmm(attn, v);                   // (B*H, Lq, hd)
   out = out.transpose(0, 1).reshape({lq, batch, d});  // (Lq, B, D)
-  return out_proj(out);
+  return linear(out_proj, out);
 }
 
 }  // namespace lerobot

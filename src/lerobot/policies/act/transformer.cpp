@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/linear.h"
 
 namespace lerobot {
 
@@ -43,7 +44,7 @@ void add_and_advance(torch::Tensor& x, torch::Tensor& skip, const torch::Tensor&
 torch::Tensor feed_forward_block(const torch::Tensor& x, const torch::Tensor& skip, torch::nn::Linear& linear1,
                                  torch::nn::Dropout& dropout, torch::nn::Linear& linear2, const std::string& activation,
                                  torch::nn::Dropout& drop, torch::nn::LayerNorm& norm, bool pre_norm) {
-  auto y = skip + drop(linear2(dropout(activate(linear1(x), activation))));
+  auto y = skip + drop(linear(linear2, dropout(activate(linear(linear1, x), activation))));
   return pre_norm ? y : ln(norm, y);
 }
 }  // namespace
