@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -112,6 +113,12 @@ Figures run(int n, char** argv, int argc, const std::string& out, const std::str
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("usage: bench_allreduce_overlap [--steps=20] [--batch=64] [--width=2048] [--layers=12] "
+                  "[--bucket_mbs=25,4] [--rebuild=0|1] [--threads=1]\n");
+      return 0;
+    }
   auto f = parse_flags(argc, argv);
   if (f.count("worker")) return worker(f, f["worker"]);
   if (!f.count("bucket_mbs")) f["bucket_mbs"] = "25,4";  // DDP's default, and a small one
@@ -135,6 +142,7 @@ int main(int argc, char** argv) {
                 mb.c_str(), two.samples_per_s, two.samples_per_s / one.samples_per_s, two.buckets,
                 two.allreduce_ms, 100 * two.overlap, two.wait_ms);
   }
-  ::rmdir(dir.c_str());
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);  // the ranks' store files too
   return 0;
 }

@@ -88,7 +88,9 @@ TEST_P(Torchrun, LaunchesTheNativeHelper) {
     fields >> launcher >> world >> local_rank >> ours >> raw;
     EXPECT_EQ(launcher + " " + world + " " + local_rank, "torchrun 2 " + std::to_string(r)) << env;
     EXPECT_EQ(ours, raw == "True" ? "1" : "0") << "the rank did not follow TORCHELASTIC_USE_AGENT_STORE: " << env;
-    if (agent_store) EXPECT_EQ(raw, "True") << env;
+    if (agent_store) {
+      EXPECT_EQ(raw, "True") << env;
+    }
   }
 }
 INSTANTIATE_TEST_SUITE_P(Rendezvous, Torchrun, ::testing::Values(false, true));

@@ -116,9 +116,11 @@ UpdateResult CapturedUpdateStep::run(const Batch& batch, int64_t step) {
   try {
     graph_->capture([&] { outputs_ = run_device_part(inputs_.buffers(), step); });
   } catch (const std::exception& e) {
-    LOG_WARNING << "CUDA graph capture failed at step " << step << " (" << e.what()
-                << "); training goes on without graphs";
-    plan_ = {false, std::string("the capture failed: ") + e.what()};
+    // LibTorch's errors carry a C++ backtrace in what(): the log gets the message alone.
+    const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+    const std::string why = torch_error ? torch_error->what_without_backtrace() : e.what();
+    LOG_WARNING << "CUDA graph capture failed at step " << step << " (" << why << "); training goes on without graphs";
+    plan_ = {false, "the capture failed: " + why};
     zero_grad_to_none(*parts_.optimizer);  // gradients the failed capture may have left behind
     graph_.reset();
     outputs_ = UpdateResult{};
