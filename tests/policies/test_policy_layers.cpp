@@ -66,16 +66,9 @@ TEST(PackedAttention, MatchesTorchMultiheadAttentionWithPaddingMask) {
   EXPECT_TRUE(torch::allclose(unmasked.select(1, 1), got.select(1, 1)));
 }
 
-// Restores the process-wide attention kernel when a test ends.
-struct KernelChoice {
-  AttentionKernel saved = attention_kernel();
-  ~KernelChoice() { set_attention_kernel(saved); }
-};
-
 TEST(PackedAttention, DefaultKernelIsFusedWhereTheLibTorchHasIt) {
-  KernelChoice restore;
   EXPECT_EQ(attention_kernel(), compat::kHasFusedAttention ? AttentionKernel::kFused : AttentionKernel::kComposite);
-  set_attention_kernel(AttentionKernel::kComposite);
+  AttentionKernelScope composite(AttentionKernel::kComposite);
   EXPECT_EQ(attention_kernel(), AttentionKernel::kComposite);
   if (!compat::kHasFusedAttention) {
     try {
@@ -92,7 +85,7 @@ TEST(PackedAttention, DefaultKernelIsFusedWhereTheLibTorchHasIt) {
 // dropout acts inside the fused kernel.
 TEST(PackedAttention, FusedKernelMatchesTheCompositeOneWithGradients) {
   if (!compat::kHasFusedAttention) GTEST_SKIP() << "LibTorch " TORCH_VERSION " has no scaled_dot_product_attention";
-  KernelChoice restore;
+  AttentionKernelScope restore(attention_kernel());  // the runs below switch it
   torch::manual_seed(5);
   const int64_t d = 32, h = 4, lq = 5, lk = 7, b = 3;
   PackedMultiheadAttention att(d, h, 0.5);

@@ -174,13 +174,6 @@ TEST(CapturedUpdateStep, AScheduledLrReadFromTheDeviceEqualsTheHostLr) {
   EXPECT_GT((slow.last_param - host_lr.last_param).abs().max().item<double>(), 1e-5);
 }
 
-// Sets the process-wide attention kernel for one test.
-struct AttentionKernelFor {
-  AttentionKernel saved = attention_kernel();
-  explicit AttentionKernelFor(AttentionKernel k) { set_attention_kernel(k); }
-  ~AttentionKernelFor() { set_attention_kernel(saved); }
-};
-
 // On a GPU: the captured graph replays the steps the eager path runs. Same seed, same batches,
 // TF32 and cuDNN's algorithm search off so both runs use the same kernels; lr 1e-3 so every step
 // moves the weights visibly (a replay that skipped the optimizer or reused stale inputs would
@@ -192,7 +185,7 @@ void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, co
   if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (none here): the capture runs on a GPU only";
   if (!DeviceGraph::available(torch::Device(torch::kCUDA, 0)))
     GTEST_SKIP() << "this build has no CUDA graphs (a CPU LibTorch, 1.x, or LEROBOT_CUDA_GRAPHS=OFF)";
-  AttentionKernelFor attention(kernel);
+  AttentionKernelScope attention(kernel);
   std::vector<std::string> flags = {"--policy.device=cuda", "--cuda.tf32=false", "--cuda.cudnn_benchmark=false",
                                     "--policy.optimizer_lr=1e-3", "--policy.optimizer_lr_backbone=1e-3"};
   flags.insert(flags.end(), policy_flags.begin(), policy_flags.end());

@@ -17,6 +17,18 @@ AttentionKernel attention_kernel();
 // Throws for kFused where the LibTorch has no fused attention.
 void set_attention_kernel(AttentionKernel kernel);
 
+// Sets the kernel for a scope (a test) and restores the previous one when it ends.
+class AttentionKernelScope {
+ public:
+  explicit AttentionKernelScope(AttentionKernel kernel) { set_attention_kernel(kernel); }
+  ~AttentionKernelScope() { set_attention_kernel(saved_); }
+  AttentionKernelScope(const AttentionKernelScope&) = delete;
+  AttentionKernelScope& operator=(const AttentionKernelScope&) = delete;
+
+ private:
+  AttentionKernel saved_ = attention_kernel();
+};
+
 class PackedMultiheadAttentionImpl : public torch::nn::Module {
  public:
   PackedMultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads, double dropout);
