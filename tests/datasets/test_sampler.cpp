@@ -141,6 +141,34 @@ TEST(Sampler, ComputeSamplerState) {
   EXPECT_EQ(s.start_index, 16);
 }
 
+// One process: accelerate leaves the loader unsharded, so the epoch ends on a short batch as torch's
+// BatchSampler(drop_last=False) makes it (checked against torch itself); two processes keep
+// BatchSamplerShard's padded tail.
+TEST(Sampler, OneProcessEndsTheEpochOnAShortBatchAsTorchsBatchSampler) {
+  EpisodeAwareSampler s({{0, 12}, {12, 30}}, 0, 0, true, 5);
+  const auto order = s.epoch_order(0);
+  std::string list;
+  for (int64_t v : order) list += std::to_string(v) + ",";
+  std::istringstream out(testing::run_python(
+      "from torch.utils.data import BatchSampler\n"
+      "for b in BatchSampler([" + list + "], 4, drop_last=False): print(b)\n"));
+  BatchPlan plan(s, 4, 1, 0, 0);
+  EXPECT_EQ(plan.batches_per_epoch(), 8);
+  std::set<int64_t> seen;
+  for (int i = 0; i < 8; ++i) {
+    const auto batch = plan.next();
+    std::string line;
+    ASSERT_TRUE(std::getline(out, line));
+    EXPECT_EQ(batch, parse_ints(line)) << "batch " << i;
+    EXPECT_EQ(batch.size(), i < 7 ? 4u : 2u) << "batch " << i;
+    seen.insert(batch.begin(), batch.end());
+  }
+  EXPECT_EQ(seen.size(), 30u);                        // each frame once in the epoch
+  EXPECT_EQ(plan.next().size(), 4u);                  // the next epoch starts full
+  BatchPlan two_ranks(s, 4, 2, 0, 0);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(two_ranks.next().size(), 4u);  // padded: no short batch
+}
+
 TEST(Sampler, ResumeContinuesWhereAFullRunWas) {
   EpisodeAwareSampler s({{0, 16}, {16, 40}}, 0, 0, true, 11);
   for (int64_t world : {1, 2}) {

@@ -168,6 +168,27 @@ TEST(V21Dataset, ReadsLegacyLayout) {
   EXPECT_EQ(it.task, "stack");
   const torch::Tensor want = testing::synth_image(0, 1, 4, h, w).permute({2, 0, 1}).to(torch::kFloat32);
   EXPECT_LT((it.tensors.at("observation.images.a").to(torch::kFloat32) - want).abs().mean().item<double>(), 3.0);
+
+  // Corrupt metadata lines are refused by file, not written through (a negative task index) or
+  // sorted on unchecked (an episode line without its index).
+  auto refused = [&](const std::string& file, const std::string& line, const std::string& words) {
+    const std::string good = read_file(root / "meta" / file);
+    std::ofstream(root / "meta" / file) << line << "\n";
+    try {
+      LeRobotDataset bad(root);
+      ADD_FAILURE() << file << " with " << line << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kData) << e.what();
+      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    std::ofstream(root / "meta" / file) << good;
+  };
+  refused("tasks.jsonl", R"({"task_index": -1, "task": "stack"})", "out of range");
+  refused("tasks.jsonl", R"({"task_index": 1000000000000, "task": "stack"})", "out of range");
+  refused("episodes.jsonl", R"({"tasks": ["stack"], "length": 6})", "episode_index");
+  refused("episodes.jsonl", R"([0, 6])", "not a JSON object");
+  EXPECT_EQ(LeRobotDataset(root).num_frames(), n_ep * len);  // restored
 }
 
 }  // namespace

@@ -162,6 +162,31 @@ int misbehave(ProcessGroup& pg, const std::string& how) {
   }
 }
 
+// Work only rank 0 does, longer than the 2 s collective timeout, then wait_for_rank0: "slow" (rank 0
+// works 6 s, then joins), "dies" (rank 0 leaves without a word after 1 s). Each rank writes how long it
+// waited and the error it got.
+int rank0_phase(ProcessGroup& pg, const std::string& how) {
+  const int r = pg.rank();
+  auto warm = torch::ones({1});
+  pg.all_reduce(warm, ReduceOp::kSum);
+  if (r == 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(how == "dies" ? 1 : 6));
+    if (how == "dies") std::_Exit(0);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  try {
+    pg.wait_for_rank0("the test's rank-0 work");
+    auto t = torch::ones({1});
+    pg.all_reduce(t, ReduceOp::kSum);  // the group still works afterwards
+    std::ofstream(path("rank0_phase", r) + ".txt") << seconds() << "\nok " << t.item<float>() << "\n";
+    return 0;
+  } catch (const Error& e) {
+    std::ofstream(path("rank0_phase", r) + ".txt") << seconds() << "\n" << e.what() << "\n";
+    return 5;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,7 +222,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     auto env = detect_launch_env();
-    double timeout = mode == "misbehave" ? 5.0 : 60.0;
+    double timeout = mode == "misbehave" ? 5.0 : mode == "rank0_phase" ? 2.0 : 60.0;
     auto pg = make_process_group(env, process_group_options("gloo", timeout));
     {
       std::ofstream f(path("env", env.rank) + ".txt");
@@ -208,6 +233,7 @@ int main(int argc, char** argv) {
     if (mode == "collectives") return collectives(*pg);
     if (mode == "reducer") return reducer(pg, arg);
     if (mode == "misbehave") return misbehave(*pg, arg);
+    if (mode == "rank0_phase") return rank0_phase(*pg, arg);
     std::cerr << "unknown mode " << mode << "\n";
     return 2;
   } catch (const std::exception& e) {

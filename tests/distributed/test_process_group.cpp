@@ -114,3 +114,32 @@ TEST_P(MissingRank, OtherRankFailsInTimeNamingIt) {
 INSTANTIATE_TEST_SUITE_P(Ways, MissingRank,
                          ::testing::Values(Misbehaviour{"exit", 1, 0}, Misbehaviour{"sleep", 1, 0},
                                            Misbehaviour{"exit0", 0, 1}));
+
+// Work only rank 0 does (an evaluation, a checkpoint) may outlast the collective timeout (2 s here):
+// the others wait for it while its heartbeat goes on, then the group works as before.
+TEST(WaitForRank0, OutlastsTheCollectiveTimeoutWhileRank0IsAlive) {
+  TempDir dir;
+  auto res = run_ranks(3, "rank0_phase", dir.path, "slow");
+  EXPECT_EQ(res.exit_code, 0) << res.message;
+  for (int r = 1; r < 3; ++r) {
+    auto text = read_text(dir.path + "/rank0_phase_rank" + std::to_string(r) + ".txt");
+    ASSERT_FALSE(text.empty()) << "rank " << r;
+    EXPECT_GT(std::stod(text), 2.0 + 1.0) << text;  // it waited beyond the timeout
+    EXPECT_NE(text.find("ok 3"), std::string::npos) << text;
+  }
+}
+
+// ... and when rank 0 dies during that work, the others fail soon, naming it, instead of waiting on.
+TEST(WaitForRank0, FailsNamingRank0WhenItDies) {
+  TempDir dir;
+  auto t0 = std::chrono::steady_clock::now();
+  auto res = run_ranks(2, "rank0_phase", dir.path, "dies", 1.0);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(res.exit_code, 0);
+  EXPECT_EQ(res.failed_rank, 1) << res.message;
+  auto text = read_text(dir.path + "/rank0_phase_rank1.txt");
+  ASSERT_FALSE(text.empty());
+  EXPECT_NE(text.find("rank(s) 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("the test's rank-0 work"), std::string::npos) << text;
+  EXPECT_LT(total, 40.0);
+}

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "lerobot/common/error.h"
@@ -126,6 +127,32 @@ TEST(RngState, RestoresTorchGeneratorExactly) {
   EXPECT_EQ(st.at("np_rng_state_values").numel(), 624);
 }
 
+// Evaluation inside a fork leaves the training stream where it was: the draws after it are the ones
+// a run that never evaluated makes.
+TEST(RngState, AForkPutsTheGeneratorBackAsItWas) {
+  torch::manual_seed(5);
+  torch::randn({3});
+  const auto straight = torch::randn({4});
+  torch::manual_seed(5);
+  torch::randn({3});
+  torch::Tensor inside;
+  {
+    RngFork fork(torch::kCPU);
+    inside = torch::randn({4});
+    torch::rand({100});
+  }
+  EXPECT_TRUE(torch::equal(inside, straight));         // the fork started from the same state...
+  EXPECT_TRUE(torch::equal(torch::randn({4}), straight));  // ...and the stream goes on from it afterwards
+}
+
+// The CUDA generator saved with a checkpoint is the training GPU's (cuda:1 for the second rank), not
+// always cuda:0; a CPU run keeps LeRobot's current device, cuda:0.
+TEST(RngState, TheCudaGeneratorIsTheTrainingDevices) {
+  EXPECT_EQ(rng_cuda_device(torch::Device("cuda:1")), torch::Device("cuda:1"));
+  EXPECT_EQ(rng_cuda_device(torch::Device("cuda:0")), torch::Device("cuda:0"));
+  EXPECT_EQ(rng_cuda_device(torch::kCPU), torch::Device("cuda:0"));
+}
+
 // The Python/numpy entries match what CPython and numpy hold after seeding (checked against the
 // real interpreter: python_with_numpy_and_torch(); scripts/setup.sh installs Debian's python3-numpy).
 TEST(RngState, PythonAndNumpyStatesMatchTheInterpreters) {
@@ -133,11 +160,11 @@ TEST(RngState, PythonAndNumpyStatesMatchTheInterpreters) {
   const std::string cmd = lerobot::testing::python_with_numpy_and_torch() + " -c \"import random, numpy as np; random.seed(1000); "
                     "print(random.getstate()[1][0], random.getstate()[1][623], random.getstate()[1][624]); "
                     "s=np.random.RandomState(1000).get_state(); print(s[1][0], s[1][623], s[2])\"";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
+  const auto run = lerobot::testing::run_command(cmd);
+  ASSERT_EQ(run.code, 0) << run.out;
+  std::istringstream printed(run.out);
   long long a, b, c, d, e, f;
-  ASSERT_EQ(std::fscanf(p, "%lld %lld %lld %lld %lld %lld", &a, &b, &c, &d, &e, &f), 6);
-  ::pclose(p);
+  ASSERT_TRUE(printed >> a >> b >> c >> d >> e >> f) << run.out;
   const auto py = st.at("py_rng_state");
   EXPECT_EQ(py[0].item<int64_t>(), a);
   EXPECT_EQ(py[623].item<int64_t>(), b);

@@ -106,6 +106,34 @@ TEST(Trainer, ResumeContinuesBitIdentically) {
     EXPECT_TRUE(fs::exists(b / "training_state" / f)) << f;
 }
 
+// An evaluation right after a checkpoint (both every 3 steps) draws Diffusion's denoising noise: it
+// runs on a fork of the generators, so the run that evaluated and the run resumed from that
+// checkpoint draw the same noise and timesteps from step 4 on.
+TEST(Trainer, DiffusionResumesBitIdenticallyAcrossAnEvaluation) {
+  const fs::path full = scratch() / "diff_full", part = scratch() / "diff_part";
+  auto diffusion = [&](const fs::path& out, int64_t steps) {
+    return std::vector<std::string>{
+        "--policy.type=diffusion", "--dataset.root=" + dataset().string(), "--policy.down_dims=[16,32]",
+        "--policy.horizon=8", "--policy.n_action_steps=4", "--policy.num_inference_steps=2",
+        "--policy.pretrained_backbone_weights=null", "--batch_size=2", "--steps=" + std::to_string(steps),
+        "--save_freq=3", "--log_freq=3", "--num_workers=0", "--seed=7", "--output_dir=" + out.string(),
+        "--env.type=reach2d", "--env.image_size=64", "--env.episode_length=8", "--env_eval_freq=3",
+        "--eval.n_episodes=1", "--eval.batch_size=1"};
+  };
+  run(diffusion(full, 6));
+  run(diffusion(part, 3));
+  run({"--resume=true", "--config_path=" + (part / "checkpoints/last/pretrained_model").string(), "--steps=6"});
+  const fs::path a = full / "checkpoints/000006", b = part / "checkpoints/000006";
+  ASSERT_TRUE(fs::exists(b / "pretrained_model/model.safetensors"));
+  expect_same_tensors(a / "pretrained_model/model.safetensors", b / "pretrained_model/model.safetensors");
+  expect_same_tensors(a / "training_state/rng_state.safetensors", b / "training_state/rng_state.safetensors");
+  // Both runs evaluated (the comparison covers an evaluation between the checkpoint and step 4).
+  size_t evals = 0;
+  for (const Json& rec : jsonl(full / "train_metrics.jsonl"))
+    if (rec.value("split", "") == "eval") ++evals;
+  EXPECT_EQ(evals, 2u);
+}
+
 // --ema.enable (#18): the average is in the checkpoint (training_state/ema_state.pt, LeRobot's
 // pretrained_model_ema/) and a resumed run continues it bit-identically.
 TEST(Trainer, EmaIsCheckpointedAndResumesBitIdentically) {

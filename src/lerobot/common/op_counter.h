@@ -36,7 +36,7 @@ class OpCounter {
   void reset();
 
   // Internal: called by the RecordFunction callbacks.
-  // `site`: the top-level operator this one is inside (itself when top_level).
+  // `site`: the top-level operator this one is inside (itself when top_level); never null.
   void on_start(const char* name, bool top_level, const char* site, bool sync);
 
  private:

@@ -63,7 +63,7 @@ void OpCounter::on_start(const char* name, bool top_level, const char* site, boo
   std::lock_guard<std::mutex> lock(mutex_);
   if (sync) {
     ++syncs_;
-    ++sync_sites_[site != nullptr ? site : name];
+    ++sync_sites_[site];
   }
   if (!top_level) return;  // inside another operator: counted with it
   ++ops_;

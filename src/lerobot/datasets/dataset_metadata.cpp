@@ -289,20 +289,31 @@ void read_episodes_v3(DatasetMetadata& m) {
 
 void read_v21(DatasetMetadata& m) {
   const fs::path meta = m.root / "meta";
-  for (const Json& t : read_jsonl(meta / "tasks.jsonl")) {
-    const int64_t i = get_int(t, "task_index", (meta / "tasks.jsonl").string());
+  const std::vector<Json> task_lines = read_jsonl(meta / "tasks.jsonl");
+  for (const Json& t : task_lines) {
+    const std::string w = (meta / "tasks.jsonl").string();
+    const int64_t i = get_int(t, "task_index", w);
+    // As the v3.0 reader: indices are 0..lines-1 (a corrupt one must not index or size the table).
+    if (i < 0 || i >= static_cast<int64_t>(task_lines.size()))
+      throw_data("task_index " + std::to_string(i) + " out of range (" + std::to_string(task_lines.size()) +
+                     " tasks)", w);
     if (static_cast<int64_t>(m.tasks.size()) <= i) m.tasks.resize(i + 1);
+    if (!t.contains("task") || !t.at("task").is_string()) throw_data("a line without a \"task\" string", w);
     m.tasks[i] = t.at("task").get<std::string>();
   }
-  std::vector<Json> eps = read_jsonl(meta / "episodes.jsonl");
-  std::sort(eps.begin(), eps.end(),
-            [](const Json& a, const Json& b) { return a["episode_index"] < b["episode_index"]; });
+  const std::string w = (meta / "episodes.jsonl").string();
+  std::vector<std::pair<int64_t, Json>> eps;  // (episode_index, line): checked before sorting on it
+  for (Json& j : read_jsonl(meta / "episodes.jsonl")) {
+    if (!j.is_object()) throw_data("a line that is not a JSON object", w);
+    const int64_t index = get_int(j, "episode_index", w);
+    eps.emplace_back(index, std::move(j));
+  }
+  std::sort(eps.begin(), eps.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   int64_t cursor = 0;
   const auto vkeys = m.video_keys();
-  for (const Json& j : eps) {
+  for (const auto& [index, j] : eps) {
     EpisodeInfo e;
-    const std::string w = (meta / "episodes.jsonl").string();
-    e.episode_index = get_int(j, "episode_index", w);
+    e.episode_index = index;
     e.length = get_int(j, "length", w);
     if (j.contains("tasks"))
       for (const auto& t : j["tasks"]) e.tasks.push_back(t.get<std::string>());

@@ -81,6 +81,12 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
   int64_t row = 0;
   for (int64_t e : selected_) {
     const EpisodeInfo& ep = meta_.episode(e);
+    // Rows are read by length and indexed by [from, to): a disagreement would read the next episode's
+    // rows as this one's (action windows across the boundary, unpadded) or past the table.
+    if (ep.dataset_to_index - ep.dataset_from_index != ep.length)
+      throw_data("episode " + std::to_string(e) + " has length " + std::to_string(ep.length) + " but frames [" +
+                     std::to_string(ep.dataset_from_index) + ", " + std::to_string(ep.dataset_to_index) + ")",
+                 (root / "meta/episodes").string(), "the episode metadata is corrupt; 'lerobot-cpp dataset validate' lists the problems");
     loaded_offset_.push_back(row);
     row += ep.length;
     auto& pf = files[ep.data_file.string()];

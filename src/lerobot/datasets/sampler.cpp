@@ -152,6 +152,14 @@ std::vector<std::vector<int64_t>> shard_batches(const std::vector<int64_t>& orde
   return out;
 }
 
+std::vector<std::vector<int64_t>> consecutive_batches(const std::vector<int64_t>& order, int64_t bs) {
+  std::vector<std::vector<int64_t>> out;
+  const int64_t n = static_cast<int64_t>(order.size());
+  for (int64_t start = 0; start < n; start += bs)
+    out.emplace_back(order.begin() + start, order.begin() + std::min(n, start + bs));
+  return out;
+}
+
 BatchPlan::BatchPlan(EpisodeAwareSampler sampler, int64_t batch_size, int64_t world_size, int64_t rank,
                      int64_t start_step)
     : sampler_(std::move(sampler)), batch_size_(batch_size), world_size_(world_size), rank_(rank) {
@@ -172,7 +180,8 @@ void BatchPlan::refill() {
     std::vector<int64_t> order = sampler_.epoch_order(epoch_);
     order.erase(order.begin(), order.begin() + std::min<int64_t>(start_index_, order.size()));
     start_index_ = 0;
-    pending_ = shard_batches(order, batch_size_, world_size_, rank_);
+    pending_ = world_size_ == 1 ? consecutive_batches(order, batch_size_)
+                                : shard_batches(order, batch_size_, world_size_, rank_);
     pos_ = 0;
     ++epoch_;
   }

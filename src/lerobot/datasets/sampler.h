@@ -46,6 +46,11 @@ class EpisodeAwareSampler {
 // batches of `order`: the batches this rank sees, in order.
 std::vector<std::vector<int64_t>> shard_batches(const std::vector<int64_t>& order, int64_t batch_size,
                                                 int64_t world_size, int64_t rank);
+// One process: torch's BatchSampler(drop_last=False) over `order`, the last batch short when
+// batch_size does not divide it. accelerate leaves a one-process loader unsharded ("no change if no
+// multiprocess"), so LeRobot's single-GPU run trains on a short last batch once per epoch; only
+// several processes get BatchSamplerShard's padded tail (shard_batches).
+std::vector<std::vector<int64_t>> consecutive_batches(const std::vector<int64_t>& order, int64_t batch_size);
 // Batches per rank per full epoch: ceil(ceil(N / batch) / world).
 int64_t batches_per_epoch(int64_t num_samples, int64_t batch_size, int64_t world_size);
 

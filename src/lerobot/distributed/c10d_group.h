@@ -122,6 +122,12 @@ class C10dGroup : public ProcessGroup {
     all_reduce_async(t, ReduceOp::kSum)->wait();
   }
 
+  void wait_for_rank0(const std::string& what) override {
+    const int64_t seq = ctx_->monitor->enter();  // rank 0's heartbeat shows this number once it is here
+    if (rank_ != 0) ctx_->monitor->wait_for_rank(0, seq, what);
+    barrier();  // everyone is here now: a short one
+  }
+
   std::vector<double> all_gather(double value) override {
     int64_t seq = ctx_->monitor->enter();
     auto opts = torch::TensorOptions().dtype(torch::kDouble).device(device_);

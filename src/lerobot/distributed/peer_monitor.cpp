@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
 
 namespace lerobot {
 namespace {
@@ -60,19 +61,53 @@ void PeerMonitor::loop() {
   }
 }
 
+PeerMonitor::Beat PeerMonitor::sample_one(int rank) {
+  Beat b;
+  std::lock_guard<std::mutex> g(store_mutex_);
+  const std::string key = "hb/" + std::to_string(rank);
+  if (!store_->check({key})) return b;
+  auto v = store_->get(key);
+  std::istringstream is(std::string(v.begin(), v.end()));
+  b.present = static_cast<bool>(is >> b.beat >> b.seq);
+  return b;
+}
+
 std::vector<PeerMonitor::Beat> PeerMonitor::sample() {
   std::vector<Beat> out(world_size_);
-  std::lock_guard<std::mutex> g(store_mutex_);
-  for (int r = 0; r < world_size_; ++r) {
-    std::string key = "hb/" + std::to_string(r);
-    if (!store_->check({key})) continue;
-    auto v = store_->get(key);
-    std::istringstream is(std::string(v.begin(), v.end()));
-    Beat b;
-    b.present = static_cast<bool>(is >> b.beat >> b.seq);
-    out[r] = b;
-  }
+  for (int r = 0; r < world_size_; ++r) out[r] = sample_one(r);
   return out;
+}
+
+void PeerMonitor::wait_for_rank(int root, int64_t seq, const std::string& what, std::chrono::milliseconds stall,
+                                std::chrono::milliseconds report_every) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto last_change = start, next_report = start + report_every;
+  int64_t last_beat = -1;
+  while (true) {
+    Beat b;
+    try {
+      b = sample_one(root);
+    } catch (const std::exception& e) {
+      fail("waiting for " + what, seq, e.what());
+    }
+    if (b.present && b.seq >= seq) return;
+    const auto now = Clock::now();
+    if (b.beat != last_beat) {
+      last_beat = b.beat;
+      last_change = now;
+    } else if (now - last_change >= stall) {
+      fail("waiting for " + what, seq,
+           "rank " + std::to_string(root) + "'s heartbeat stopped while it was busy with " + what);
+    }
+    if (now >= next_report) {
+      LOG_INFO << "rank " << rank_ << ": still waiting for rank " << root << " (" << what << ", "
+               << std::chrono::duration_cast<std::chrono::seconds>(now - start).count()
+               << " s so far; it is alive)";
+      next_report += report_every;
+    }
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(interval_, std::chrono::milliseconds(200)));
+  }
 }
 
 std::string PeerMonitor::diagnose(int64_t seq, std::vector<int>* blamed) {

@@ -34,6 +34,14 @@ class PeerMonitor {
   // Throws a lerobot::Error (runtime) for collective `op` #seq that failed with `cause`.
   [[noreturn]] void fail(const std::string& op, int64_t seq, const std::string& cause);
 
+  // Blocks until rank `root` has entered collective #seq (its heartbeat says so), for as long as
+  // its heartbeat goes on: no deadline, since `what` is work only `root` does (an evaluation, a
+  // checkpoint) and may take longer than any collective timeout. Logs every `report_every` that it
+  // is still waiting; throws (fail()) when root's heartbeat stops for `stall` or its store is gone.
+  void wait_for_rank(int root, int64_t seq, const std::string& what,
+                     std::chrono::milliseconds stall = std::chrono::seconds(15),
+                     std::chrono::milliseconds report_every = std::chrono::minutes(5));
+
   // Who is at fault, as text ("rank 1 stopped answering ..."); empty when nobody could be blamed.
   std::string diagnose(int64_t seq, std::vector<int>* blamed = nullptr);
 
@@ -45,6 +53,7 @@ class PeerMonitor {
   };
   void loop();
   std::vector<Beat> sample();
+  Beat sample_one(int rank);
 
   c10::intrusive_ptr<c10d::Store> store_;
   int rank_;

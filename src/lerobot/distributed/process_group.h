@@ -42,6 +42,11 @@ class ProcessGroup {
   // In place: every rank ends with root's values.
   virtual void broadcast(torch::Tensor tensor, int root = 0) = 0;
   virtual void barrier() = 0;
+  // A barrier at the end of work only rank 0 does (an evaluation, writing a checkpoint): the other
+  // ranks wait without a deadline for as long as rank 0's heartbeat goes on, and fail naming rank 0
+  // when it stops (exited, crashed, frozen). A plain barrier would fail them after the collective
+  // timeout while rank 0 is still evaluating. `what` names the work in their log and errors.
+  virtual void wait_for_rank0(const std::string& what) = 0;
   // One value per rank, indexed by rank.
   virtual std::vector<double> all_gather(double value) = 0;
   // Convenience: reduce one number.
@@ -58,6 +63,7 @@ class SingleProcessGroup : public ProcessGroup {
   std::unique_ptr<CollectiveWork> all_reduce_async(torch::Tensor tensor, ReduceOp op) override;
   void broadcast(torch::Tensor, int) override {}
   void barrier() override {}
+  void wait_for_rank0(const std::string&) override {}
   std::vector<double> all_gather(double value) override { return {value}; }
   explicit SingleProcessGroup(torch::Device device = torch::kCPU) : device_(device) {}
 

@@ -42,7 +42,39 @@ void set_seed(int64_t seed) {
   torch::manual_seed(static_cast<uint64_t>(seed));  // CPU and every CUDA device
 }
 
-TensorMap capture_rng_state(int64_t seed) {
+torch::Device rng_cuda_device(const torch::Device& training_device) {
+  return training_device.is_cuda() && training_device.has_index() ? training_device : torch::Device(torch::kCUDA, 0);
+}
+
+namespace {
+
+torch::Tensor generator_state(at::Generator gen) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+
+void set_generator_state(at::Generator gen, const torch::Tensor& state) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state);
+}
+
+at::Generator cuda_generator(const torch::Device& training_device) {
+  return at::globalContext().defaultGenerator(rng_cuda_device(training_device));
+}
+
+}  // namespace
+
+RngFork::RngFork(const torch::Device& training_device) : cuda_device_(rng_cuda_device(training_device)) {
+  cpu_state_ = generator_state(at::detail::getDefaultCPUGenerator());
+  if (torch::cuda::is_available()) cuda_state_ = generator_state(cuda_generator(cuda_device_));
+}
+
+RngFork::~RngFork() {
+  set_generator_state(at::detail::getDefaultCPUGenerator(), cpu_state_);
+  if (cuda_state_.defined()) set_generator_state(cuda_generator(cuda_device_), cuda_state_);
+}
+
+TensorMap capture_rng_state(int64_t seed, const torch::Device& training_device) {
   TensorMap out;
   // CPython: random.seed(n) feeds the 32-bit words of |n| to init_by_array; state = 624 words + index.
   const uint64_t useed = static_cast<uint64_t>(seed < 0 ? -seed : seed);
@@ -62,38 +94,25 @@ TensorMap capture_rng_state(int64_t seed) {
   out["np_rng_state_index"] = torch::tensor({int64_t{624}});
   out["np_rng_has_gauss"] = torch::tensor({int64_t{0}});
   out["np_rng_cached_gaussian"] = torch::tensor({0.0f});
-  {
-    auto gen = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    out["torch_rng_state"] = gen.get_state();
-  }
-  if (torch::cuda::is_available()) {
-    // The CUDA generator state is only meaningful on GPU runs; saved for LeRobot's loader.
-    auto gen = at::globalContext().defaultGenerator(torch::Device(torch::kCUDA, 0));
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    out["torch_cuda_rng_state"] = gen.get_state();
-  }
+  out["torch_rng_state"] = generator_state(at::detail::getDefaultCPUGenerator());
+  // The CUDA generator state is only meaningful on GPU runs; saved for LeRobot's loader.
+  if (torch::cuda::is_available()) out["torch_cuda_rng_state"] = generator_state(cuda_generator(training_device));
   return out;
 }
 
-void save_rng_state(const fs::path& path, int64_t seed) { save_safetensors(path, capture_rng_state(seed)); }
+void save_rng_state(const fs::path& path, int64_t seed, const torch::Device& training_device) {
+  save_safetensors(path, capture_rng_state(seed, training_device));
+}
 
-void load_rng_state(const fs::path& path) {
+void load_rng_state(const fs::path& path, const torch::Device& training_device) {
   const TensorMap state = load_safetensors(path);
   auto it = state.find("torch_rng_state");
   if (it == state.end())
     throw_checkpoint("torch_rng_state is missing", path.string(), "the checkpoint is incomplete; resume from another one");
-  {
-    auto gen = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(it->second);
-  }
+  set_generator_state(at::detail::getDefaultCPUGenerator(), it->second);
   auto cuda = state.find("torch_cuda_rng_state");
-  if (cuda != state.end() && torch::cuda::is_available()) {
-    auto gen = at::globalContext().defaultGenerator(torch::Device(torch::kCUDA, 0));
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(cuda->second);
-  }
+  if (cuda != state.end() && torch::cuda::is_available())
+    set_generator_state(cuda_generator(training_device), cuda->second);
 }
 
 }  // namespace lerobot

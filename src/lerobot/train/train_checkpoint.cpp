@@ -47,7 +47,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
                            s.scheduler ? std::optional<std::vector<double>>(s.scheduler->base_lrs()) : std::nullopt);
       if (s.scheduler) s.scheduler->save(dir / kSchedulerStateFile);
       if (s.scaler) write_file_atomic(dir / kLossScalerFile, s.scaler->state_dict().dump(4));
-      save_rng_state(dir / kRngStateFile, s.seed);
+      save_rng_state(dir / kRngStateFile, s.seed, s.device);
       write_file_atomic(dir / kTrainingStepFile, to_json(step_info(s, step)).dump(4));
       if (s.ema) s.ema->save(dir / kEmaStateFile);
     };
@@ -59,7 +59,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
     const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);
     LOG_INFO << "Checkpoint policy after step " << step << " -> " << dir.string();
   }
-  s.group->barrier();
+  s.group->wait_for_rank0("the checkpoint at step " + std::to_string(step));  // a slow disk may outlast the timeout
 }
 
 int64_t load_training_state(TrainSetup& s, const fs::path& checkpoint_dir) {
@@ -75,10 +75,20 @@ int64_t load_training_state(TrainSetup& s, const fs::path& checkpoint_dir) {
     throw_usage("the checkpoint was trained with batch_size " + std::to_string(info.batch_size) + ", this run uses " +
                     std::to_string(s.cfg.batch_size),
                 "--batch_size", "drop --batch_size or set it to " + std::to_string(info.batch_size));
+  const int64_t accum = s.cfg.accelerator.gradient_accumulation.steps;
+  if (info.grad_accum_steps != accum)
+    throw_usage("the checkpoint was trained with " + std::to_string(info.grad_accum_steps) +
+                    " gradient accumulation steps, this run uses " + std::to_string(accum),
+                "--accelerator.gradient_accumulation.steps",
+                "drop the flag or set it to " + std::to_string(info.grad_accum_steps));
+  if (info.step % accum != 0)
+    LOG_WARNING << "the checkpoint at step " << info.step << " was written in the middle of a gradient accumulation ("
+                << info.step % accum << " of " << accum << " micro-batches): their gradients are not in a checkpoint, so "
+                << "the first optimizer step after resuming averages fewer micro-batches than the run that went on";
   load_optimizer_state(*s.optimizer, dir);
   if (s.scheduler) s.scheduler->load(dir / kSchedulerStateFile);
   if (s.scaler && fs::exists(dir / kLossScalerFile)) s.scaler->load_state_dict(load_json_or_yaml(dir / kLossScalerFile));
-  load_rng_state(dir / kRngStateFile);
+  load_rng_state(dir / kRngStateFile, s.device);
   if (s.ema) {
     if (fs::exists(dir / kEmaStateFile)) {
       s.ema->load(dir / kEmaStateFile);

@@ -10,6 +10,7 @@
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/train/metrics/train_warnings.h"
 #include "lerobot/train/metrics/wandb_run.h"
+#include "lerobot/train/rng_state.h"
 #include "lerobot/train/train_eval.h"
 #include "lerobot/train/train_setup.h"
 
@@ -76,6 +77,11 @@ void TrainLogger::banner() {
   LOG_INFO << "Processes: " << s_.world_size() << " (" << s_.group->backend() << "), batch " << s_.cfg.batch_size
            << " per process, accumulation " << accum << ": effective batch "
            << s_.cfg.batch_size * s_.world_size() * accum << " (the learning rate is not scaled)";
+  if (accum > 1 && s_.cfg.save_checkpoint && s_.cfg.save_freq > 0 && s_.cfg.save_freq % accum != 0)
+    LOG_WARNING << "--save_freq=" << s_.cfg.save_freq << " is not a multiple of --accelerator.gradient_accumulation.steps="
+                << accum << ": checkpoints fall inside an accumulation, whose gradients they do not keep, so a run "
+                << "resumed from one is not exact (use a multiple, e.g. --save_freq="
+                << (s_.cfg.save_freq + accum - 1) / accum * accum << ")";
   LOG_INFO << "Optimizer: " << optimizer_kind_name(optimizer_kind(*s_.optimizer)) << ", "
            << optimizer_impl_name(optimizer_impl_of(*s_.optimizer)) << " step";
   LOG_INFO << "Mixed precision: " << s_.cfg.accelerator.mixed_precision
@@ -157,6 +163,7 @@ void TrainLogger::evaluate(int64_t step) {
   s_.group->barrier();
   if (s_.is_main()) {
     if (progress_) progress_->clear();
+    RngFork keep_training_stream(s_.device);  // Diffusion's denoising draws noise
     const Json info = run_training_eval(s_, step);
     for (auto it = info.begin(); it != info.end(); ++it)
       if (it.value().is_number()) tensorboard_->add_scalar("eval/" + it.key(), it.value().get<double>(), step);
@@ -164,13 +171,16 @@ void TrainLogger::evaluate(int64_t step) {
     rec.update(info);
     jsonl_->write(rec);
   }
-  s_.group->barrier();
+  s_.group->wait_for_rank0("the evaluation at step " + std::to_string(step));  // may outlast the collective timeout
 }
 
 void TrainLogger::heldout(int64_t step) {
-  const HeldOutLoss r =
-      compute_heldout_loss(*s_.policy, s_.processors, *s_.heldout, s_.cfg.batch_size, s_.device,
-                           s_.cfg.accelerator.mixed_precision, s_.world_size() > 1 ? s_.group.get() : nullptr);
+  HeldOutLoss r;
+  {
+    RngFork keep_training_stream(s_.device);  // Diffusion's loss draws noise and timesteps
+    r = compute_heldout_loss(*s_.policy, s_.processors, *s_.heldout, s_.cfg.batch_size, s_.device,
+                             s_.cfg.accelerator.mixed_precision, s_.world_size() > 1 ? s_.group.get() : nullptr);
+  }
   if (!s_.is_main()) return;
   if (progress_) progress_->clear();
   std::ostringstream line;

@@ -242,7 +242,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                << ", update_after_step=" << e.update_after_step << ", use_for_eval=" << (e.use_for_eval ? "true" : "false");
   }
   if (resume_from) {
-    remove_stale_checkpoint_temps(s->output_dir);
+    if (s->is_main()) remove_stale_checkpoint_temps(s->output_dir);  // rank 0 writes checkpoints, rank 0 cleans up
     s->start_step = load_training_state(*s, *resume_from);
     check_resume_position(s->output_dir, *resume_from, s->start_step, s->cfg.steps);
     LOG_INFO << "Resuming from " << resume_from->string() << " at step " << s->start_step;

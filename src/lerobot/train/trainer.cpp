@@ -53,16 +53,18 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     last_loss = u.loss;
     logger.record(u, data_s, prep_s, step_timer.seconds());
 
+    const bool save = s.cfg.save_checkpoint &&
+                      ((s.cfg.save_freq > 0 && step % s.cfg.save_freq == 0) || step == s.cfg.steps);
     if (s.cfg.log_freq > 0 && step % s.cfg.log_freq == 0) {
       // The first read of the device in the window: it waits for the steps still queued there, and
       // that wait belongs to the window's step times (a graph replay returns before it runs).
       Stopwatch catching_up;
       update.check_nonfinite(step);  // non-finite steps skipped on the device, counted there
       logger.log(step, catching_up.seconds());  // collective
+    } else if (save || step == s.cfg.steps) {
+      update.check_nonfinite(step);  // also with --log_freq=0: no checkpoint of a diverged run
     }
     if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) logger.heldout(step);  // collective
-    const bool save = s.cfg.save_checkpoint &&
-                      ((s.cfg.save_freq > 0 && step % s.cfg.save_freq == 0) || step == s.cfg.steps);
     if (save) save_train_checkpoint(s, step);                              // collective
     if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) {
       std::optional<EmaWeightsScope> ema_weights;  // --ema.use_for_eval: evaluate the averaged weights

@@ -104,8 +104,11 @@ void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
   if (p_.reducer) p_.reducer->synchronize();  // gradients are now averaged over ranks
   if (p_.scaler) p_.scaler->unscale_(*p_.optimizer);
   r.grad_norm = p_.grad_clip_norm > 0 ? clip_grad_norm_(params_, p_.grad_clip_norm) : total_grad_norm(params_);
-  // A non-finite loss of an earlier micro-step reaches the gradients, so this covers them too.
-  const torch::Tensor finite = torch::isfinite(r.loss) & torch::isfinite(r.grad_norm);
+  // A non-finite loss of an earlier micro-step reaches the gradients, so this covers them too. With
+  // several processes only the all-reduced gradients decide: every rank sees the same norm, while a
+  // rank's own loss could stop it alone and the replicas would drift apart.
+  const torch::Tensor finite =
+      p_.group ? torch::isfinite(r.grad_norm) : torch::isfinite(r.loss) & torch::isfinite(r.grad_norm);
   if (skip_on_device_) {
     const torch::Tensor skip = finite.logical_not().to(torch::kFloat32);
     step_unless(*p_.optimizer, skip);
