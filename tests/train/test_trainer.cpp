@@ -161,6 +161,23 @@ TEST(Trainer, EmaIsCheckpointedAndResumesBitIdentically) {
   EXPECT_FALSE(torch::equal(avg3.at("model.action_head.weight"), avg.at("model.action_head.weight")));
 }
 
+// The data position and the optimizer steps of a checkpoint depend on its accumulation steps: a resume
+// with others is refused naming the flag, before any step.
+TEST(Trainer, RefusesToResumeWithOtherAccumulationSteps) {
+  const fs::path out = scratch() / "accum";
+  run(tiny_run(out, 2, {"--save_freq=2"}));
+  try {
+    run({"--resume=true", "--config_path=" + (out / "checkpoints/last/pretrained_model").string(), "--steps=4",
+         "--accelerator.gradient_accumulation.steps=2"});
+    FAIL() << "resumed with other accumulation steps";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--accelerator.gradient_accumulation.steps"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("set it to 1"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(out / "checkpoints/000004"));
+}
+
 TEST(Trainer, RefusesToOverwriteAnExistingOutputDir) {
   const fs::path out = scratch() / "exists";
   fs::create_directories(out / "something");
