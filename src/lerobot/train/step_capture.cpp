@@ -105,7 +105,10 @@ UpdateResult CapturedUpdateStep::run(const Batch& batch, int64_t step) {
     return finish(outputs_);  // the same tensors every step: the logger adds them up as they come
   }
   if (!graph_) graph_ = std::make_unique<DeviceGraph>(parts_.device);
-  if (steps_seen_ <= warmup_steps_) {  // eager, on the stream the capture will use
+  // A short batch (the epoch's last, with one process) is not the shape to capture: it warms up too.
+  const int64_t rows = batch.empty() || batch.begin()->second.dim() == 0 ? 0 : batch.begin()->second.size(0);
+  full_rows_ = std::max(full_rows_, rows);
+  if (steps_seen_ <= warmup_steps_ || rows < full_rows_) {  // eager, on the stream the capture will use
     UpdateResult r;
     graph_->run_on_side_stream([&] { r = step_.run(batch, step); });
     r.update_s = timer.seconds();

@@ -72,6 +72,7 @@ class CapturedUpdateStep {
   bool device_lr_ = false;  // the captured optimizer reads a scheduled lr from the device
   int64_t warmup_steps_;
   int64_t steps_seen_ = 0;
+  int64_t full_rows_ = 0;  // the largest batch seen before the capture: the one captured
   bool buffers_only_ = false;
   bool reported_shape_change_ = false;
   StaticBatch inputs_;
