@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "dataset_test_helpers.h"
@@ -56,9 +58,9 @@ void write_dataset(const fs::path& root, int64_t episodes, bool with_video) {
   w.finalize();
 }
 
-// Copies row groups of a data parquet (every column, the "huggingface" metadata) into `dst`,
-// letting `edit` change the image bytes column of each row group.
-void copy_data_file(const ParquetFile& src, const fs::path& dst, const std::vector<int>& row_groups,
+// Copies rows of a data parquet (every column, the "huggingface" metadata) into `dst`, one row group
+// per range, letting `edit` change the image bytes column of each row group.
+void copy_data_rows(const ParquetFile& src, const fs::path& dst, const std::vector<RowRange>& row_groups,
                     const std::function<void(int64_t first_row, ParquetColumn<std::string>&)>& edit = {}) {
   std::vector<ParquetField> fields;
   for (const auto& name : src.column_names()) {
@@ -69,8 +71,7 @@ void copy_data_file(const ParquetFile& src, const fs::path& dst, const std::vect
   }
   ParquetWriter w(dst, fields);
   w.set_metadata("huggingface", src.metadata().at("huggingface"));
-  for (int g : row_groups) {
-    const RowRange rr = src.row_group_range(g);
+  for (const RowRange& rr : row_groups) {
     ParquetRowGroup rows(rr.end - rr.begin);
     for (const auto& f : fields) {
       if (!f.children.empty()) {
@@ -87,6 +88,14 @@ void copy_data_file(const ParquetFile& src, const fs::path& dst, const std::vect
     w.write_row_group(rows);
   }
   w.close();
+}
+
+// The same, row group for row group.
+void copy_data_file(const ParquetFile& src, const fs::path& dst, const std::vector<int>& row_groups,
+                    const std::function<void(int64_t first_row, ParquetColumn<std::string>&)>& edit = {}) {
+  std::vector<RowRange> ranges;
+  for (int g : row_groups) ranges.push_back(src.row_group_range(g));
+  copy_data_rows(src, dst, ranges, edit);
 }
 
 class ImageDataset : public ::testing::Test {
@@ -253,6 +262,40 @@ TEST_F(ImageDataset, CorruptPngIsNamedByFileRowAndColumn) {
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].find(data.string()), std::string::npos) << r.problems[0];
   EXPECT_NE(r.problems[0].find("row 17, column '" + std::string(kCam) + "'"), std::string::npos) << r.problems[0];
+}
+
+// A data file written as one row group holding every episode (pyarrow's to_parquet, as in datasets
+// converted to v3.0) reads the same as one row group per episode, in whole and for a selection.
+TEST(ImageDatasetOneRowGroup, ReadsAsOneRowGroupPerEpisode) {
+  testing::TempDir tmp("one_row_group");
+  const fs::path per_episode = tmp.path / "per_episode", merged = tmp.path / "merged";
+  constexpr int64_t kN = 9;
+  write_dataset(per_episode, kN, /*with_video=*/false);
+  fs::copy(per_episode, merged, fs::copy_options::recursive);
+  const fs::path data = "data/chunk-000/file-000.parquet";
+  {
+    ParquetFile src(per_episode / data);
+    ASSERT_EQ(src.num_row_groups(), kN);
+    copy_data_rows(src, merged / data, {RowRange{0, src.num_rows()}});
+  }
+  ASSERT_EQ(ParquetFile(merged / data).num_row_groups(), 1);
+  for (const std::optional<std::vector<int64_t>>& episodes :
+       {std::optional<std::vector<int64_t>>(), std::optional<std::vector<int64_t>>({1, 4, 5, 8})}) {
+    LeRobotDatasetOptions o;
+    o.episodes = episodes;
+    o.delta_indices["action"] = {0, 1, 2};
+    LeRobotDataset a(per_episode, o), b(merged, o);
+    ASSERT_EQ(a.num_frames(), b.num_frames());
+    ASSERT_EQ(a.num_frames(), episodes ? 4 * kLen : kN * kLen);
+    for (int64_t i = 0; i < a.num_frames(); ++i) {
+      const int64_t abs = a.absolute_indices()[static_cast<size_t>(i)];
+      const DatasetItem x = a.get_item(abs), y = b.get_item(abs);
+      const int64_t e = abs / kLen, k = abs % kLen;
+      EXPECT_TRUE(torch::equal(y.tensors.at("observation.state"), testing::synth_state(e, k))) << abs;
+      for (const auto& [key, t] : x.tensors) EXPECT_TRUE(torch::equal(t, y.tensors.at(key))) << key << " " << abs;
+      EXPECT_EQ(x.task, y.task);
+    }
+  }
 }
 
 // The same kind of data in LeRobot's v2.1 layout: one parquet per episode (converted from a v3.0

@@ -69,7 +69,19 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
     if (!meta_.find_feature(k))
       throw_usage("delta indices given for unknown feature '" + k + "'", root.string());
 
-  // Load every non-camera, non-string column of the selected episodes, episode after episode.
+  // Load every non-camera, non-string column of the selected episodes, episode after episode. Each
+  // data file's columns are decoded once, over the rows its selected episodes span, and each episode
+  // takes its slice: a file written as one row group (pyarrow's to_parquet, as in datasets converted
+  // to v3.0) would otherwise be decoded whole once per episode and column.
+  std::map<std::string, RowRange> span;  // data file -> rows its selected episodes cover
+  for (int64_t e : selected_) {
+    const EpisodeInfo& ep = meta_.episode(e);
+    const RowRange rows{ep.data_row_begin, ep.data_row_begin + ep.length};
+    auto [it, fresh] = span.emplace(ep.data_file.string(), rows);
+    if (!fresh) it->second = {std::min(it->second.begin, rows.begin), std::max(it->second.end, rows.end)};
+  }
+  std::string decoded_file;                          // the file whose span `decoded` holds
+  std::map<std::string, torch::Tensor> decoded;
   std::vector<const FeatureSpec*> specs;
   for (const auto& f : meta_.features)
     if (!f.is_camera() && !f.is_string()) specs.push_back(&f);
@@ -107,11 +119,22 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
       throw_data("episode " + std::to_string(e) + " needs rows up to " + std::to_string(range.end) +
                      " but the file has " + std::to_string(pf->num_rows()),
                  pf->label());
-    for (const FeatureSpec* s : specs) {
-      if (!pf->has_column(s->key))
-        throw_data("column '" + s->key + "' is missing", pf->label(), "the data parquet does not match info.json");
-      parts[s->key].push_back(read_feature(*pf, *s, range));
+    const RowRange& file_rows = span.at(ep.data_file.string());
+    if (decoded_file != ep.data_file.string()) {
+      if (file_rows.end > pf->num_rows())
+        throw_data("the selected episodes need rows up to " + std::to_string(file_rows.end) + " but the file has " +
+                       std::to_string(pf->num_rows()),
+                   pf->label());
+      decoded.clear();
+      for (const FeatureSpec* s : specs) {
+        if (!pf->has_column(s->key))
+          throw_data("column '" + s->key + "' is missing", pf->label(), "the data parquet does not match info.json");
+        decoded[s->key] = read_feature(*pf, *s, file_rows);
+      }
+      decoded_file = ep.data_file.string();
     }
+    for (const FeatureSpec* s : specs)  // views into the file's columns until the concatenation below
+      parts[s->key].push_back(decoded.at(s->key).narrow(0, range.begin - file_rows.begin, ep.length));
   }
   num_frames_ = row;
   for (const FeatureSpec* s : specs) {
