@@ -3,6 +3,8 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -25,7 +27,10 @@ std::shared_ptr<ProcessGroup> make_nccl_group(const LaunchEnv& env,
   setenv(compat::kNcclAsyncErrorHandlingEnv, "1", 0);
   Rendezvous rv = rendezvous(env, options, "nccl");
   auto opts = c10d::ProcessGroupNCCL::Options::create();
-  opts->timeout = options.timeout;
+  // The watchdog's own limit is longer than ours: our wait below fails first and names the silent
+  // rank (the watchdog counts from the launch and would abort the process without saying who); it
+  // stays the last resort for a communicator that never returns.
+  opts->timeout = options.timeout + std::max<std::chrono::milliseconds>(std::chrono::seconds(60), options.timeout / 2);
   c10::intrusive_ptr<c10d::ProcessGroupNCCL> pg;
   try {
     pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(rv.store, env.rank, env.world_size, opts);
