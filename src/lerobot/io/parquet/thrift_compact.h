@@ -67,7 +67,11 @@ class ThriftWriter {
   const std::string& bytes() const { return out_; }
 
  private:
-  static uint64_t zigzag32(int32_t v) { return static_cast<uint32_t>((v << 1) ^ (v >> 31)); }
+  // Shifted as unsigned: a negative value shifted left is undefined behaviour before C++20 (UBSan
+  // caught it on a page CRC); the arithmetic right shift gives the sign mask.
+  static uint64_t zigzag32(int32_t v) {
+    return (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31);
+  }
   static uint64_t zigzag64(int64_t v) {
     return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
   }
