@@ -289,16 +289,16 @@ void read_episodes_v3(DatasetMetadata& m) {
 
 void read_v21(DatasetMetadata& m) {
   const fs::path meta = m.root / "meta";
+  const std::string tasks_file = (meta / "tasks.jsonl").string();
   const std::vector<Json> task_lines = read_jsonl(meta / "tasks.jsonl");
   for (const Json& t : task_lines) {
-    const std::string w = (meta / "tasks.jsonl").string();
-    const int64_t i = get_int(t, "task_index", w);
+    const int64_t i = get_int(t, "task_index", tasks_file);
     // As the v3.0 reader: indices are 0..lines-1 (a corrupt one must not index or size the table).
     if (i < 0 || i >= static_cast<int64_t>(task_lines.size()))
       throw_data("task_index " + std::to_string(i) + " out of range (" + std::to_string(task_lines.size()) +
-                     " tasks)", w);
+                     " tasks)", tasks_file);
     if (static_cast<int64_t>(m.tasks.size()) <= i) m.tasks.resize(i + 1);
-    if (!t.contains("task") || !t.at("task").is_string()) throw_data("a line without a \"task\" string", w);
+    if (!t.contains("task") || !t.at("task").is_string()) throw_data("a line without a \"task\" string", tasks_file);
     m.tasks[i] = t.at("task").get<std::string>();
   }
   const std::string w = (meta / "episodes.jsonl").string();

@@ -73,25 +73,16 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
   // data file's columns are decoded once, over the rows its selected episodes span, and each episode
   // takes its slice: a file written as one row group (pyarrow's to_parquet, as in datasets converted
   // to v3.0) would otherwise be decoded whole once per episode and column.
-  std::map<std::string, RowRange> span;  // data file -> rows its selected episodes cover
-  for (int64_t e : selected_) {
-    const EpisodeInfo& ep = meta_.episode(e);
-    const RowRange rows{ep.data_row_begin, ep.data_row_begin + ep.length};
-    auto [it, fresh] = span.emplace(ep.data_file.string(), rows);
-    if (!fresh) it->second = {std::min(it->second.begin, rows.begin), std::max(it->second.end, rows.end)};
-  }
-  std::string decoded_file;                          // the file whose span `decoded` holds
-  std::map<std::string, torch::Tensor> decoded;
   std::vector<const FeatureSpec*> specs;
   for (const auto& f : meta_.features)
     if (!f.is_camera() && !f.is_string()) specs.push_back(&f);
-  std::map<std::string, std::vector<torch::Tensor>> parts;
   std::map<std::string, std::shared_ptr<ParquetFile>> files;
+  std::map<std::string, RowRange> span;  // data file -> rows its selected episodes cover
   std::vector<std::string> image_keys;
   for (const auto& f : meta_.features)
     if (f.is_image()) image_keys.push_back(f.key);
   int64_t row = 0;
-  for (int64_t e : selected_) {
+  for (int64_t e : selected_) {  // check every episode against its file, open the files
     const EpisodeInfo& ep = meta_.episode(e);
     // Rows are read by length and indexed by [from, to): a disagreement would read the next episode's
     // rows as this one's (action windows across the boundary, unpadded) or past the table.
@@ -113,28 +104,32 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
           throw_data("image column '" + k + "' is missing", pf->label(), "the data parquet does not match info.json");
         image_files_[ep.data_file.string()] = pf;
       }
-    }
-    const RowRange range{ep.data_row_begin, ep.data_row_begin + ep.length};
-    if (range.end > pf->num_rows())
-      throw_data("episode " + std::to_string(e) + " needs rows up to " + std::to_string(range.end) +
-                     " but the file has " + std::to_string(pf->num_rows()),
-                 pf->label());
-    const RowRange& file_rows = span.at(ep.data_file.string());
-    if (decoded_file != ep.data_file.string()) {
-      if (file_rows.end > pf->num_rows())
-        throw_data("the selected episodes need rows up to " + std::to_string(file_rows.end) + " but the file has " +
-                       std::to_string(pf->num_rows()),
-                   pf->label());
-      decoded.clear();
-      for (const FeatureSpec* s : specs) {
+      for (const FeatureSpec* s : specs)
         if (!pf->has_column(s->key))
           throw_data("column '" + s->key + "' is missing", pf->label(), "the data parquet does not match info.json");
-        decoded[s->key] = read_feature(*pf, *s, file_rows);
-      }
-      decoded_file = ep.data_file.string();
+    }
+    const RowRange rows{ep.data_row_begin, ep.data_row_begin + ep.length};
+    if (rows.end > pf->num_rows())
+      throw_data("episode " + std::to_string(e) + " needs rows up to " + std::to_string(rows.end) +
+                     " but the file has " + std::to_string(pf->num_rows()),
+                 pf->label());
+    auto [it, fresh] = span.emplace(ep.data_file.string(), rows);
+    if (!fresh) it->second = {std::min(it->second.begin, rows.begin), std::max(it->second.end, rows.end)};
+  }
+  std::map<std::string, std::vector<torch::Tensor>> parts;
+  std::string decoded_file;  // the file whose span `decoded` holds
+  std::map<std::string, torch::Tensor> decoded;
+  for (int64_t e : selected_) {  // decode each file once, slice each episode out of it
+    const EpisodeInfo& ep = meta_.episode(e);
+    const std::string file = ep.data_file.string();
+    const RowRange& file_rows = span.at(file);
+    if (decoded_file != file) {
+      decoded.clear();
+      for (const FeatureSpec* s : specs) decoded[s->key] = read_feature(*files.at(file), *s, file_rows);
+      decoded_file = file;
     }
     for (const FeatureSpec* s : specs)  // views into the file's columns until the concatenation below
-      parts[s->key].push_back(decoded.at(s->key).narrow(0, range.begin - file_rows.begin, ep.length));
+      parts[s->key].push_back(decoded.at(s->key).narrow(0, ep.data_row_begin - file_rows.begin, ep.length));
   }
   num_frames_ = row;
   for (const FeatureSpec* s : specs) {

@@ -114,15 +114,22 @@ std::vector<int64_t> EpisodeAwareSampler::epoch_order(int64_t epoch) const {
   return out;
 }
 
+std::vector<std::vector<int64_t>> consecutive_batches(const std::vector<int64_t>& order, int64_t bs) {
+  std::vector<std::vector<int64_t>> out;
+  const int64_t n = static_cast<int64_t>(order.size());
+  for (int64_t start = 0; start < n; start += bs)
+    out.emplace_back(order.begin() + start, order.begin() + std::min(n, start + bs));
+  return out;
+}
+
 std::vector<std::vector<int64_t>> shard_batches(const std::vector<int64_t>& order, int64_t bs, int64_t world,
                                                 int64_t rank) {
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> initial, to_yield, batch;
   int64_t idx = -1;
-  const int64_t n = static_cast<int64_t>(order.size());
-  for (int64_t start = 0; start < n; start += bs) {
+  for (auto& chunk : consecutive_batches(order, bs)) {
     ++idx;
-    batch.assign(order.begin() + start, order.begin() + std::min(n, start + bs));
+    batch = std::move(chunk);
     if (idx < world) initial.insert(initial.end(), batch.begin(), batch.end());
     if (idx % world == rank) to_yield = batch;
     if (idx % world == world - 1 && static_cast<int64_t>(batch.size()) == bs) {
@@ -149,14 +156,6 @@ std::vector<std::vector<int64_t>> shard_batches(const std::vector<int64_t>& orde
     batch.clear();
     ++idx;
   }
-  return out;
-}
-
-std::vector<std::vector<int64_t>> consecutive_batches(const std::vector<int64_t>& order, int64_t bs) {
-  std::vector<std::vector<int64_t>> out;
-  const int64_t n = static_cast<int64_t>(order.size());
-  for (int64_t start = 0; start < n; start += bs)
-    out.emplace_back(order.begin() + start, order.begin() + std::min(n, start + bs));
   return out;
 }
 
