@@ -11,28 +11,6 @@
 
 namespace lerobot::app {
 
-void resolve_hub_policy_flags(Args& args) {
-  std::string revision = "main";
-  for (const auto& a : args)
-    if (a.rfind("--policy.revision=", 0) == 0) revision = a.substr(18);
-  for (size_t i = 0; i < args.size(); ++i) {
-    for (const std::string key : {"--policy.path", "--policy.pretrained_path"}) {
-      std::string* value = nullptr;
-      if (args[i].rfind(key + "=", 0) == 0) {
-        std::string v = args[i].substr(key.size() + 1);
-        if (!hub::looks_like_repo_id(v)) continue;
-        hub::HubClient client(hub::HubEnv::from_environment());
-        args[i] = key + "=" + hub::resolve_pretrained(client, v, revision).string();
-      } else if (args[i] == key && i + 1 < args.size()) {
-        value = &args[i + 1];
-        if (!hub::looks_like_repo_id(*value)) continue;
-        hub::HubClient client(hub::HubEnv::from_environment());
-        *value = hub::resolve_pretrained(client, *value, revision).string();
-      }
-    }
-  }
-}
-
 namespace {
 
 // The value of --key=V or --key V, and where it is (index of the word holding the value).
@@ -44,7 +22,28 @@ std::optional<std::pair<size_t, std::string>> flag_value(const Args& args, const
   return std::nullopt;
 }
 
+// The revision --policy.pretrained_revision names; LeRobot's None (unset, null) is main.
+std::string policy_revision(const Args& args) {
+  const auto rev = flag_value(args, "--policy.pretrained_revision");
+  if (!rev || rev->second.empty() || rev->second == "null" || rev->second == "None") return "main";
+  return rev->second;
+}
+
 }  // namespace
+
+// LeRobot's make_policy loads the weights and processors at policy.pretrained_revision; here the
+// whole snapshot, config.json too, is taken at that revision, so the config and weights agree.
+void resolve_hub_policy_flags(Args& args) {
+  const std::string revision = policy_revision(args);
+  for (const std::string key : {"--policy.path", "--policy.pretrained_path"}) {
+    const auto value = flag_value(args, key);
+    if (!value || !hub::looks_like_repo_id(value->second)) continue;
+    hub::HubClient client(hub::HubEnv::from_environment());
+    const std::string local = hub::resolve_pretrained(client, value->second, revision).string();
+    std::string& word = args[value->first];
+    word = word.rfind(key + "=", 0) == 0 ? key + "=" + local : local;
+  }
+}
 
 void resolve_hub_resume_flags(Args& args) {
   const auto resume = flag_value(args, "--resume");
@@ -66,10 +65,9 @@ void resolve_hub_resume_flags(Args& args) {
     output_dir = fs::path("outputs/train") / day / (std::string(hms) + "_resume");
     args.push_back("--output_dir=" + output_dir.string());
   }
-  std::string revision = "main";
-  if (const auto rev = flag_value(args, "--policy.revision")) revision = rev->second;
+  // LeRobot resumes from the repo's main revision (resolve_resume_checkpoint takes none).
   hub::HubClient client(hub::HubEnv::from_environment());
-  const fs::path checkpoint = fetch_hub_checkpoint(client, config->second, output_dir, revision);
+  const fs::path checkpoint = fetch_hub_checkpoint(client, config->second, output_dir, "main");
   std::string& word = args[config->first];
   const std::string local = (checkpoint / "pretrained_model").string();
   word = word.rfind("--config_path=", 0) == 0 ? "--config_path=" + local : local;

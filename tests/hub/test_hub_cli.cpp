@@ -79,6 +79,48 @@ TEST(HubTrain, DatasetAndPolicyByHubIdThenOffline) {
   EXPECT_NE(log.find("HF_HUB_OFFLINE"), std::string::npos) << log;
 }
 
+// --policy.pretrained_revision picks the tagged checkpoint (LeRobot's make_policy loads the weights
+// at it); without it, main's. A step's tag is how LeRobot names a pushed checkpoint.
+TEST(HubTrain, PretrainedRevisionPicksTheTaggedCheckpoint) {
+  TempDir tmp;
+  const fs::path scratch = tmp.path;
+  const fs::path data = scratch / "reach2d", base = scratch / "base";
+  std::string log;
+  ASSERT_EQ(run_cli("dataset generate --env.type=reach2d --num_episodes=2 --env.image_size=64 --output_dir=" + data.string(), &log), 0) << log;
+  std::string two_steps = kTinyAct;
+  two_steps.replace(two_steps.find("--steps=1"), 9, "--steps=2 --save_freq=1");
+  ASSERT_EQ(run_cli("train" + two_steps + " --dataset.root=" + data.string() + " --output_dir=" + base.string(), &log), 0) << log;
+  const fs::path step1 = base / "checkpoints/000001/pretrained_model", step2 = base / "checkpoints/000002/pretrained_model";
+  ASSERT_NE(read_file(step1 / "model.safetensors"), read_file(step2 / "model.safetensors"));
+  const std::string kStep1 = std::string(40, '1'), kMain = std::string(40, '2');
+  Json config{{"token", "unused"},
+              {"faults", Json::object()},
+              {"repos", Json::array({Json{{"type", "model"},
+                                          {"id", "lerobot/act-reach"},
+                                          {"revisions", Json::array({Json{{"commit", kMain}, {"dir", step2.string()}, {"branches", {"main"}}},
+                                                                     Json{{"commit", kStep1}, {"dir", step1.string()}, {"tags", {"1"}}}})}}})}};
+  const fs::path home = scratch / "hf_home";
+  const fs::path snaps = home / "hub/models--lerobot--act-reach/snapshots";
+  testing::HubServer server(config, scratch / "server");
+  HubEnvironment env(server.endpoint(), home);
+  const std::string finetune = " --dataset.root=" + data.string() + " --steps=1 --batch_size=4 --num_workers=0 --output_dir=";
+  ASSERT_EQ(run_cli("train --policy.path lerobot/act-reach --policy.pretrained_revision=1" + finetune + (scratch / "at1").string(), &log), 0) << log;
+  EXPECT_NE(log.find("Fine-tuning from " + (snaps / kStep1).string()), std::string::npos) << log;
+  EXPECT_EQ(read_file(snaps / kStep1 / "model.safetensors"), read_file(step1 / "model.safetensors"));
+  EXPECT_FALSE(fs::exists(snaps / kMain)) << "main was fetched too";
+  EXPECT_EQ(read_file(home / "hub/models--lerobot--act-reach/refs/1"), kStep1);
+  const Json saved = Json::parse(read_file(scratch / "at1/checkpoints/last/pretrained_model/train_config.json"));
+  EXPECT_EQ(saved["policy"]["pretrained_revision"], "1");
+
+  ASSERT_EQ(run_cli("train --policy.path=lerobot/act-reach" + finetune + (scratch / "atmain").string(), &log), 0) << log;
+  EXPECT_NE(log.find("Fine-tuning from " + (snaps / kMain).string()), std::string::npos) << log;
+  EXPECT_EQ(read_file(snaps / kMain / "model.safetensors"), read_file(step2 / "model.safetensors"));
+  // A revision the repo does not have: a usage error naming it, nothing trained.
+  EXPECT_EQ(run_cli("train --policy.path=lerobot/act-reach --policy.pretrained_revision=v9" + finetune + (scratch / "at9").string(), &log), 2) << log;
+  EXPECT_NE(log.find("v9"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(scratch / "at9/checkpoints")) << log;
+}
+
 TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
   TempDir tmp;
   const fs::path scratch = tmp.path;

@@ -167,6 +167,23 @@ TEST(Metrics, JsonlLinesParse) {
   fs::remove(path);
 }
 
+// A resumed run rewrites the metrics file without the records after its checkpoint's step and
+// without a line torn by the crash; every other line stays as it was.
+TEST(Metrics, ResumeDropsTheRecordsAfterTheCheckpointStep) {
+  const auto path = lerobot::testing::process_temp_dir() / "resumed.jsonl";
+  const std::string kept = "{\"split\":\"train\",\"step\":2,\"loss\":0.5}\n{\"note\":\"no step\"}\n"
+                           "{\"split\":\"eval\",\"step\":4}\n";
+  write_file_atomic(path, kept + "{\"split\":\"train\",\"step\":6}\n{\"split\":\"eval\",\"step\":6}\n{\"split\":\"tr");
+  EXPECT_EQ(drop_records_after_step(path, 4), 3);
+  EXPECT_EQ(read_file(path), kept);
+  EXPECT_EQ(drop_records_after_step(path, 4), 0);  // nothing left to drop: the file is not rewritten
+  EXPECT_EQ(read_file(path), kept);
+  EXPECT_EQ(drop_records_after_step(path, 1), 2);
+  EXPECT_EQ(read_file(path), "{\"note\":\"no step\"}\n");
+  fs::remove(path);
+  EXPECT_EQ(drop_records_after_step(path, 1), 0);  // no file yet: a fresh output dir
+}
+
 TEST(ProgressBar, RenderAndEta) {
   EXPECT_EQ(format_hms(3661), "01:01:01");
   EXPECT_EQ(format_hms(-1), "--:--:--");

@@ -371,10 +371,17 @@ TEST(TrainCli, SigkillDuringCheckpointKeepsLastAndResumeWorks) {
   ::waitpid(pid, nullptr, 0);
   EXPECT_FALSE(fs::exists(root / "000004"));
   EXPECT_EQ(fs::read_symlink(root / "last"), fs::path("000002"));
-  // Resume from `last` finishes the run.
+  // The step-4 record was logged before the kill (log_freq=2), and a crash can tear a line.
+  const fs::path metrics = out / "train_metrics.jsonl";
+  ASSERT_EQ(jsonl(metrics).back()["step"], 4);
+  { std::ofstream(metrics, std::ios::app) << "{\"split\":\"tra"; }
+  // Resume from `last` finishes the run, logging steps 3-4 again: the file keeps one record a step.
   run({"--resume=true", "--config_path=" + (root / "last/pretrained_model").string()});
   EXPECT_TRUE(fs::exists(root / "000004/training_state/training_step.json"));
   EXPECT_EQ(fs::read_symlink(root / "last"), fs::path("000004"));
+  std::vector<int64_t> steps;
+  for (const auto& r : jsonl(metrics)) steps.push_back(r["step"].get<int64_t>());
+  EXPECT_EQ(steps, (std::vector<int64_t>{2, 4}));
 }
 
 }  // namespace

@@ -39,6 +39,10 @@ TrainLogger::TrainLogger(TrainSetup& s)
       tracker_(s.cfg.batch_size, s.dataset->num_frames(), s.dataset->num_episodes(), s.start_step, s.world_size()) {
   add_default_train_meters(tracker_, s.device.is_cuda());
   if (s.is_main()) {
+    if (s.cfg.resume)
+      if (const int64_t n = drop_records_after_step(s.output_dir / kMetricsJsonl, s.start_step))
+        LOG_INFO << "Dropped " << n << " line(s) after step " << s.start_step << " from " << kMetricsJsonl
+                 << ": they are logged again from the checkpoint";
     jsonl_ = std::make_unique<JsonlSink>(s.output_dir / kMetricsJsonl, /*append=*/s.cfg.resume);
     tensorboard_ = std::make_unique<TensorBoardWriter>(s.output_dir / kTensorBoardDir);
     progress_ = std::make_unique<ProgressBar>(s.cfg.steps, s.start_step);

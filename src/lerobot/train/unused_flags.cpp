@@ -12,7 +12,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"dataset.depth_output_unit", "depth cameras are not read by lerobot.cpp"},
       {"dataset.repo_type", "only dataset repositories are read (Hub buckets are streaming-only; streaming is refused)"},
       {"policy.use_peft", "true is refused: PEFT is not implemented"},
-      {"policy.pretrained_revision", "a Hub policy is taken at its main revision; this one is not applied yet"},
       {"policy.gradient_checkpointing", "no activation checkpointing in the LibTorch port"},
       {"policy.compile_model", "no torch.compile in LibTorch"},
       {"policy.compile_mode", "no torch.compile in LibTorch"},

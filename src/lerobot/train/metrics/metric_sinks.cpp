@@ -28,6 +28,30 @@ void JsonlSink::write(const Json& record) {
     throw_runtime("write failed", path_.string(), "check free disk space");
 }
 
+int64_t drop_records_after_step(const fs::path& path, int64_t step) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return 0;
+  const std::string text = read_file(path);
+  std::string kept;
+  int64_t dropped = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t end = text.find('\n', begin);
+    if (end == std::string::npos) {  // torn by a crash mid-write
+      ++dropped;
+      break;
+    }
+    const std::string_view line(text.data() + begin, end - begin + 1);
+    const Json record = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const bool later = record.is_object() && record.contains("step") && record["step"].is_number_integer() &&
+                       record["step"].get<int64_t>() > step;
+    if (later) ++dropped;
+    else kept.append(line);
+    begin = end + 1;
+  }
+  if (dropped > 0) write_file_atomic(path, kept);
+  return dropped;
+}
+
 Json metrics_record(const MetricsTracker& tracker, const std::string& split) {
   const Json d = tracker.to_dict();
   Json r = Json::object();

@@ -27,6 +27,11 @@ class JsonlSink {
   std::FILE* file_ = nullptr;
 };
 
+// Before a resumed run appends: drops the records of steps after `step` (logged between the
+// checkpoint and a crash, which the resumed run logs again) and a torn last line (no newline), by
+// an atomic rewrite. Other lines stay byte for byte. Returns how many lines were dropped.
+int64_t drop_records_after_step(const fs::path& path, int64_t step);
+
 // {"split", "step", "samples", "episodes", "epochs", <every meter average>, "wall_time"}; NaN and
 // Inf averages become null (JSON has no NaN).
 Json metrics_record(const MetricsTracker& tracker, const std::string& split = "train");
