@@ -95,6 +95,51 @@ TEST_F(WrittenDataset, VideoDeltaWindowsPadAtEdges) {
 }
 
 // v2.1 layout: one parquet and one mp4 per episode, jsonl metadata.
+// meta/episodes rewritten with episode 1's length one more than its frame range: reading by length
+// would take episode 2's first row as episode 1's. Opening refuses it naming the file, and
+// validation lists it.
+TEST_F(WrittenDataset, EpisodeLengthOutsideItsFrameRangeIsRefused) {
+  const fs::path copy = tmp_->path / "bad_length";
+  fs::remove_all(copy);
+  fs::copy(root(), copy, fs::copy_options::recursive);
+  const fs::path episodes = copy / "meta/episodes/chunk-000/file-000.parquet";
+  {
+    const ParquetFile src(root() / "meta/episodes/chunk-000/file-000.parquet");
+    std::vector<ParquetField> fields;
+    ParquetRowGroup rows(src.num_rows());
+    for (const auto& name : src.column_names()) {
+      const auto info = src.column_info(name);
+      if (info.list_depth == 1) {
+        fields.push_back(ParquetField::string_list(name));
+        rows.set<std::string>(name, src.read_string_list(name));
+      } else if (info.type == parquet::Type::kDouble) {
+        fields.push_back(ParquetField::scalar(name, info.type));
+        rows.set<double>(name, src.read_double(name));
+      } else {
+        fields.push_back(ParquetField::scalar(name, info.type));
+        std::vector<int64_t> v = src.read_int64(name);
+        if (name == "length") ++v.at(1);
+        rows.set<int64_t>(name, v);
+      }
+    }
+    ParquetWriter w(episodes, fields);
+    w.write_row_group(rows);
+    w.close();
+  }
+  ASSERT_EQ(load_dataset_metadata(copy).episodes.at(1).length, 13);
+  try {
+    LeRobotDataset ds(copy);
+    FAIL() << "a length outside the frame range was read";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("episode 1 has length 13 but frames [12, 24)"), std::string::npos) << what;
+    EXPECT_NE(what.find((copy / "meta/episodes").string()), std::string::npos) << what;
+  }
+  bool listed = false;
+  for (const auto& p : validate_dataset(copy).problems) listed = listed || p.find("length differs") != std::string::npos;
+  EXPECT_TRUE(listed);
+}
+
 TEST(V21Dataset, ReadsLegacyLayout) {
   testing::TempDir tmp("v21");
   const fs::path root = tmp.path;
