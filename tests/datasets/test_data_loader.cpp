@@ -1,12 +1,18 @@
 // DataLoader: batch shapes, deterministic order across worker counts, error propagation.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <future>
 #include <set>
 
 #include "dataset_test_helpers.h"
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/data_loader.h"
 #include "lerobot/datasets/validate.h"
+#include "lerobot/common/fs.h"
 
 namespace lerobot {
 namespace {
@@ -114,6 +120,56 @@ TEST_F(Loader, ShardedLoadersSplitTheEpoch) {
       for (int64_t i : l.next().indices) EXPECT_TRUE(seen.insert(i).second) << "index " << i << " seen twice";
   }
   EXPECT_EQ(seen.size(), 30u);
+}
+
+// A worker stuck on a file (here a video replaced by a FIFO that nobody writes yet, as a stalled
+// network file system would hold it) is reported while next() waits: the step, the worker, the
+// frame and the file. When the file answers, the wait ends (with a batch or an error naming it).
+TEST_F(Loader, AStalledFileIsReportedWhileNextWaits) {
+  const fs::path root = tmp_->path / "stalled";
+  fs::remove_all(root);
+  fs::copy(tmp_->path / "ds", root, fs::copy_options::recursive);
+  auto ds = open(root);
+  const fs::path video = root / ds->meta().episode(0).videos.at("observation.images.a").file;
+  const std::string bytes = read_file(video, 1ull << 30);
+  fs::remove(video);
+  ASSERT_EQ(::mkfifo(video.c_str(), 0600), 0);
+  DataLoaderOptions o;
+  o.batch_size = 1;
+  o.shuffle = false;
+  o.num_workers = 1;
+  o.pin_memory = 0;
+  o.stall_report_s = 0.3;
+  DataLoader loader(ds, o);
+  ::testing::internal::CaptureStderr();
+  auto batch = std::async(std::launch::async, [&] { return loader.next(); });
+  EXPECT_EQ(batch.wait_for(std::chrono::milliseconds(1500)), std::future_status::timeout);
+  // The file answers now. Opening the FIFO read-write lets the worker's blocked open return; the
+  // real file then takes the FIFO's place (later opens get it), and the worker reads the bytes
+  // written into the FIFO, as much as its buffer takes, then end of file.
+  const int fd = ::open(video.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  write_file_atomic(video, bytes);
+  for (size_t at = 0; at < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + at, bytes.size() - at);
+    if (n <= 0) break;
+    at += size_t(n);
+  }
+  ::close(fd);
+  std::string error;
+  try {
+    const DataBatch b = batch.get();
+    EXPECT_EQ(b.indices, std::vector<int64_t>{0});
+  } catch (const Error& e) {  // a FIFO cannot seek: the decoder may refuse it, naming the file
+    error = e.what();
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  if (!error.empty()) {
+    EXPECT_NE(error.find(video.string()), std::string::npos) << error;
+  }
+  EXPECT_NE(log.find("data loader: the batch for step 0 is not ready after 0."), std::string::npos) << log;
+  EXPECT_NE(log.find("Worker 0: on index 0 (episode 0, frame_index 0; videos: " + video.string()), std::string::npos) << log;
+  EXPECT_NE(log.find("stalled disk or network file system"), std::string::npos) << log;
 }
 
 }  // namespace

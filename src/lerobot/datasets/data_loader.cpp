@@ -1,9 +1,20 @@
 // DataLoader: deterministic multi-threaded batch assembly with backpressure and error transfer.
 #include "lerobot/datasets/data_loader.h"
 
+#include <chrono>
+#include <sstream>
+
 #include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
 
 namespace lerobot {
+
+namespace {
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
 
 DataBatch collate(const std::vector<DatasetItem>& items) {
   DataBatch b;
@@ -47,7 +58,8 @@ DataLoader::DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoader
   batches_per_epoch_ = plan_->batches_per_epoch();
   pin_ = options_.pin_memory < 0 ? torch::cuda::is_available() : options_.pin_memory != 0;
   if (options_.num_workers < 0) throw_usage("num_workers must be >= 0", "--num_workers");
-  for (int i = 0; i < options_.num_workers; ++i) workers_.emplace_back([this] { worker_loop(); });
+  activity_ = std::make_unique<Activity[]>(size_t(std::max(options_.num_workers, 0)));
+  for (int i = 0; i < options_.num_workers; ++i) workers_.emplace_back([this, i] { worker_loop(activity_[i]); });
 }
 
 DataLoader::~DataLoader() {
@@ -60,10 +72,17 @@ DataLoader::~DataLoader() {
   for (auto& t : workers_) t.join();
 }
 
-DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices) const {
+DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices, Activity* activity) const {
   std::vector<DatasetItem> items;
   items.reserve(indices.size());
-  for (int64_t i : indices) items.push_back(dataset_->get_item(i));
+  for (int64_t i : indices) {
+    if (activity) {
+      activity->since_ms = now_ms();
+      activity->frame = i;
+    }
+    items.push_back(dataset_->get_item(i));
+  }
+  if (activity) activity->frame = -1;
   const int64_t step = options_.start_step + k;
   if (options_.image_transforms && options_.image_transforms->active()) {
     const auto cameras = dataset_->meta().camera_keys();
@@ -78,7 +97,7 @@ DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices) const
   return b;
 }
 
-void DataLoader::worker_loop() {
+void DataLoader::worker_loop(Activity& activity) {
   const int64_t capacity = std::max<int64_t>(1, int64_t(options_.prefetch_factor) * options_.num_workers);
   while (true) {
     int64_t k;
@@ -93,9 +112,10 @@ void DataLoader::worker_loop() {
     }
     Slot done;
     try {
-      done.batch = load(k, indices);
+      done.batch = load(k, indices, &activity);
     } catch (...) {
       done.error = std::current_exception();
+      activity.frame = -1;
     }
     done.ready = true;
     {
@@ -113,10 +133,18 @@ DataBatch DataLoader::next() {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   const int64_t k = next_consume_;
-  produced_.wait(lock, [&] {
+  auto ready = [&] {
     auto it = slots_.find(k);
     return it != slots_.end() && it->second.ready;
-  });
+  };
+  if (options_.stall_report_s > 0) {
+    const auto every = std::chrono::duration<double>(options_.stall_report_s);
+    const auto start = std::chrono::steady_clock::now();
+    while (!produced_.wait_for(lock, every, ready))
+      LOG_WARNING << stall_report(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  } else {
+    produced_.wait(lock, ready);
+  }
   Slot slot = std::move(slots_[k]);
   slots_.erase(k);
   ++next_consume_;
@@ -124,6 +152,23 @@ DataBatch DataLoader::next() {
   consumed_.notify_all();
   if (slot.error) std::rethrow_exception(slot.error);
   return std::move(slot.batch);
+}
+
+std::string DataLoader::stall_report(int64_t k, double waited_s) const {
+  std::ostringstream m;
+  m.setf(std::ios::fixed);
+  m.precision(1);
+  m << "data loader: the batch for step " << options_.start_step + k << " is not ready after " << waited_s
+    << " s (still waiting; reported every " << options_.stall_report_s << " s).";
+  const int64_t now = now_ms();
+  for (int i = 0; i < options_.num_workers; ++i) {
+    const int64_t frame = activity_[i].frame.load();
+    m << " Worker " << i << ": ";
+    if (frame < 0) m << "between frames.";
+    else m << "on " << dataset_->describe_frame(frame) << " for " << double(now - activity_[i].since_ms.load()) / 1000.0 << " s.";
+  }
+  m << " A file on a stalled disk or network file system, or a stuck video decode, holds a worker there.";
+  return m.str();
 }
 
 }  // namespace lerobot

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -39,6 +40,9 @@ struct DataLoaderOptions {
   int64_t drop_n_first_frames = 0;
   int64_t drop_n_last_frames = 0;  // policy.drop_n_last_frames (Diffusion 7)
   int pin_memory = -1;       // -1: when CUDA is available; 0 / 1 force
+  // next() logs a warning each time it has waited this long for one batch, naming the frame each
+  // worker is on and for how long (a stalled disk or network file, a stuck decode); <= 0: never.
+  double stall_report_s = 60.0;
   // Training augmentation, per camera and sample in the worker threads (cameras become float in
   // [0, 1]); null or inactive: cameras stay as the dataset returns them.
   std::shared_ptr<const ImageTransforms> image_transforms;
@@ -72,8 +76,14 @@ class DataLoader {
     DataBatch batch;
     std::exception_ptr error;
   };
-  DataBatch load(int64_t k, const std::vector<int64_t>& indices) const;
-  void worker_loop();
+  // What a worker is loading: the frame (-1: none) and since when (steady clock, ms).
+  struct Activity {
+    std::atomic<int64_t> frame{-1};
+    std::atomic<int64_t> since_ms{0};
+  };
+  DataBatch load(int64_t k, const std::vector<int64_t>& indices, Activity* activity = nullptr) const;
+  void worker_loop(Activity& activity);
+  std::string stall_report(int64_t k, double waited_s) const;
 
   std::shared_ptr<const LeRobotDataset> dataset_;
   DataLoaderOptions options_;
@@ -89,6 +99,7 @@ class DataLoader {
   int64_t next_consume_ = 0;  // next batch number next() returns
   bool stop_ = false;
   std::vector<std::thread> workers_;
+  std::unique_ptr<Activity[]> activity_;  // one per worker
 };
 
 }  // namespace lerobot

@@ -261,6 +261,18 @@ torch::Tensor LeRobotDataset::decode_images(const FeatureSpec& spec, int64_t e, 
   return out;
 }
 
+std::string LeRobotDataset::describe_frame(int64_t a) const {
+  const int64_t e = episode_of(a);
+  const EpisodeInfo& ep = meta_.episode(e);
+  std::string files;
+  if (options_.decode_cameras)
+    for (const auto& key : meta_.video_keys())
+      if (auto v = ep.videos.find(key); v != ep.videos.end())
+        files += (files.empty() ? "; videos: " : ", ") + (meta_.root / v->second.file).string();
+  return "index " + std::to_string(a) + " (episode " + std::to_string(e) + ", frame_index " +
+         std::to_string(a - ep.dataset_from_index) + files + ")";
+}
+
 DatasetItem LeRobotDataset::get_item(int64_t a) const {
   const size_t p = selected_pos(a);
   const EpisodeInfo& ep = meta_.episodes[selected_[p]];
@@ -278,7 +290,7 @@ DatasetItem LeRobotDataset::get_item(int64_t a) const {
   for (const auto& [key, col] : columns_) {
     auto d = options_.delta_indices.find(key);
     if (d == options_.delta_indices.end()) {
-      item.tensors[key] = col.scalar ? col.data[row].clone() : col.data[row].clone();
+      item.tensors[key] = col.data[row].clone();
       continue;
     }
     std::vector<int64_t> idx;

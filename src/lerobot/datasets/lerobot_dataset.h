@@ -67,6 +67,8 @@ class LeRobotDataset {
   DatasetItem get_item(int64_t abs_index) const;
   // Episode of a global frame index (throws if not selected).
   int64_t episode_of(int64_t abs_index) const;
+  // "index 57 (episode 2, frame_index 9; videos: <file>, ...)": what reading that frame opens.
+  std::string describe_frame(int64_t abs_index) const;
 
   // Camera frames of `key` (video or image feature) for the given global indices of one
   // episode, uint8 (N, 3, H, W).
