@@ -54,6 +54,9 @@ TEST(EvalConfig, ParsesLeRobotFlagsAndOurs) {
   EXPECT_EQ(defaults.seed, 1000);
   EXPECT_EQ(defaults.eval.n_episodes, 50);
   EXPECT_EQ(defaults.resolved_batch_size(), 50);
+  // More environments than episodes: LeRobot's EvalConfig lowers the batch to n_episodes.
+  EXPECT_EQ(parse_eval_config({"--policy.path=" + dir.string(), "--env.type=reach2d", "--eval.n_episodes=2",
+                               "--eval.batch_size=5"}).resolved_batch_size(), 2);
   EXPECT_FALSE(defaults.eval.blank_images);
   EXPECT_TRUE(defaults.cuda.graphs && defaults.cuda.tf32 && defaults.cuda.cudnn_benchmark);  // as lerobot-eval
   EXPECT_FALSE(defaults.cuda.channels_last.has_value());
@@ -70,8 +73,6 @@ TEST(EvalConfig, RejectsBadFlags) {
   EXPECT_EQ(parse_error({"--env.type=reach2d"}).kind(), ErrorKind::kUsage);  // no --policy.path
   EXPECT_EQ(parse_error({path}).kind(), ErrorKind::kUsage);                   // no --env.type
   EXPECT_EQ(parse_error({path, "--env.type=reach3d"}).kind(), ErrorKind::kUsage);
-  EXPECT_EQ(parse_error({path, "--env.type=reach2d", "--eval.n_episodes=2", "--eval.batch_size=5"}).kind(),
-            ErrorKind::kUsage);
   EXPECT_EQ(parse_error({path, "--env.type=reach2d", "--policy.type=act"}).kind(), ErrorKind::kUsage);
   EXPECT_EQ(parse_error({"--policy.path=/nonexistent/dir", "--env.type=reach2d"}).kind(), ErrorKind::kUsage);
   fs::remove_all(dir);

@@ -49,6 +49,19 @@ TEST(Schedulers, DiffusersOthers) {
   auto w0 = diffusers_lambda("cosine", 0, 100);  // no warm-up: max(1, W) avoids 0/0
   EXPECT_DOUBLE_EQ(w0(0), 1.0);
   EXPECT_THROW(diffusers_lambda("cosine_with_restarts_typo", 1, 2), Error);
+  // get_scheduler's other two: one hard-restart cosine cycle, and a linear decay to 1e-7 (power 1).
+  auto restarts = diffusers_lambda("cosine_with_restarts", 10, 110);
+  EXPECT_DOUBLE_EQ(restarts(5), 0.5);
+  EXPECT_DOUBLE_EQ(restarts(10), 1.0);
+  EXPECT_NEAR(restarts(35), 0.8535533905932737, 1e-15);  // 0.5 (1 + cos(pi/4))
+  EXPECT_NEAR(restarts(60), 0.5, 1e-15);
+  EXPECT_DOUBLE_EQ(restarts(110), 0.0);
+  auto poly = diffusers_lambda("polynomial", 10, 110, 1e-3);
+  EXPECT_DOUBLE_EQ(poly(5), 0.5);
+  EXPECT_NEAR(poly(60), 0.50005, 1e-12);  // ((1e-3 - 1e-7) * 0.5 + 1e-7) / 1e-3
+  EXPECT_NEAR(poly(110), 1e-4, 1e-15);
+  EXPECT_NEAR(poly(500), 1e-4, 1e-15);
+  EXPECT_THROW(diffusers_lambda("polynomial", 10, 110, 1e-8), Error);  // lr below lr_end
 }
 
 TEST(Schedulers, CosineDecayWithWarmup) {
@@ -67,6 +80,15 @@ TEST(Schedulers, CosineDecayWithWarmup) {
   auto g = cosine_decay_with_warmup_lambda(c, 50);
   EXPECT_NEAR(g(5), 0.9 * 0.5 * (1 + std::cos(kPi * 5.0 / 50.0)) + 0.1, 1e-12);
   EXPECT_NEAR(g(50), 0.1, 1e-12);
+  // num_decay_steps is required (LeRobot's field has no default): 0 would divide 0 by 0 after the
+  // warm-up and train at a NaN lr.
+  c.num_decay_steps = 0;
+  try {
+    cosine_decay_with_warmup_lambda(c, 50);
+    ADD_FAILURE() << "num_decay_steps=0 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "--scheduler.num_decay_steps") << e.what();
+  }
 }
 
 TEST(Schedulers, LambdaLRSemanticsAndState) {
@@ -87,7 +109,7 @@ TEST(Schedulers, LambdaLRSemanticsAndState) {
   }
   EXPECT_EQ(s.get_last_lr()[1], 1e-4 * lambda(6));
 
-  Json j = s.state_dict();
+  Json j = s.state_dict(TorchStateFormat::kTorch2_7);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, std::vector<std::string>({"base_lrs", "last_epoch", "_step_count",
@@ -99,6 +121,9 @@ TEST(Schedulers, LambdaLRSemanticsAndState) {
   EXPECT_TRUE(j["lr_lambdas"][1].is_null());
   EXPECT_TRUE(s.state_dict(TorchStateFormat::kTorch2_2).contains("verbose"));
   EXPECT_TRUE(s.state_dict(TorchStateFormat::kTorch2_9).contains("_is_initial"));
+  // The default is the format of the torch LeRobot will read it with: this LibTorch when it is one
+  // LeRobot 0.6 runs on (2.7-2.11), else the newest it allows (2.9+ keys).
+  EXPECT_EQ(s.state_dict().contains("_is_initial"), !(LEROBOT_TORCH_AT_LEAST(2, 7) && !LEROBOT_TORCH_AT_LEAST(2, 9)));
 
   // A zero lr is written as a float ("0.0"), as Python's json does.
   Scheduler fresh_probe(*opt, diffusers_lambda("constant_with_warmup", 4, 20));

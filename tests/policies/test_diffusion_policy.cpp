@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
@@ -159,6 +160,32 @@ const std::vector<std::string> kLeRobotDiffusionKeys = {
     "beta_schedule", "beta_start", "beta_end", "prediction_type", "clip_sample", "clip_sample_range",
     "num_inference_steps", "compile_model", "compile_mode", "do_mask_loss_for_padding", "optimizer_lr",
     "optimizer_betas", "optimizer_eps", "optimizer_weight_decay", "scheduler_name", "scheduler_warmup_steps"};
+
+// --policy.n_groups sets the GroupNorm groups of the U-Net's residual blocks; LeRobot builds the
+// final block without it, so that one keeps 8 groups.
+TEST(DiffusionModel, FinalConvKeepsEightGroupsWhateverNGroups) {
+  auto cfg = small_config();
+  cfg.n_groups = 4;
+  cfg.down_dims = {16, 32};
+  auto policy = make_policy(cfg);
+  std::map<std::string, int64_t> groups;
+  for (const auto& item : policy->named_modules())
+    if (auto* gn = item.value()->as<torch::nn::GroupNormImpl>()) groups[item.key()] = gn->options.num_groups();
+  int64_t final_groups = 0, residual_blocks = 0;
+  for (const auto& [name, g] : groups) {
+    if (name.find("final_conv") != std::string::npos) final_groups = g;
+    else if (name.find("unet") != std::string::npos && ++residual_blocks) EXPECT_EQ(g, 4) << name;
+  }
+  EXPECT_EQ(final_groups, 8);
+  EXPECT_GT(residual_blocks, 0);
+  cfg.down_dims = {12, 24};  // multiples of n_groups=4, but the final block needs a multiple of 8
+  try {
+    cfg.validate();
+    ADD_FAILURE() << "down_dims[0]=12 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "policy.down_dims") << e.what();
+  }
+}
 
 TEST(DiffusionConfigJson, KeysAndDefaultsAreLeRobots) {
   DiffusionConfig c;

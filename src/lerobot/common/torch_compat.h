@@ -31,6 +31,13 @@ constexpr const char* kNcclAsyncErrorHandlingEnv = "TORCH_NCCL_ASYNC_ERROR_HANDL
 constexpr const char* kNcclAsyncErrorHandlingEnv = "NCCL_ASYNC_ERROR_HANDLING";
 #endif
 
+// ===== training_state/ files — owned by src/lerobot/optim =====================================
+// Python LeRobot loads scheduler_state.json and optimizer_param_groups.json with strict key sets,
+// so they are written in the format of the torch that will read them: the LibTorch this is built
+// with when LeRobot can run on it (2.7+; pip PyTorch's prefix on GPU machines), else the newest
+// torch LeRobot 0.6 allows (< 2.12), which is what `pip install lerobot` resolves to.
+inline constexpr bool kWritesTorch27StateFormat = LEROBOT_TORCH_AT_LEAST(2, 7) && !LEROBOT_TORCH_AT_LEAST(2, 9);
+
 template <class Options, class = void>
 struct HasUseLibUV : std::false_type {};
 template <class Options>

@@ -14,10 +14,6 @@ namespace lerobot {
 void EvalRunConfig::validate() const {
   if (n_episodes < 1) throw_usage("n_episodes must be >= 1, got " + std::to_string(n_episodes), "--eval.n_episodes");
   if (batch_size < 0) throw_usage("batch_size must be >= 0, got " + std::to_string(batch_size), "--eval.batch_size");
-  if (batch_size > n_episodes)
-    throw_usage("the eval batch size (" + std::to_string(batch_size) + ") is greater than the number of episodes (" +
-                    std::to_string(n_episodes) + ")",
-                "--eval.batch_size", "pass --eval.batch_size=" + std::to_string(n_episodes) + " or less");
   if (max_videos < 0) throw_usage("max_videos must be >= 0", "--eval.max_videos");
 }
 
@@ -38,8 +34,12 @@ void EvalPipelineConfig::validate() const {
   if (seed < 0) throw_usage("seed must be >= 0", "--seed");
 }
 
+int64_t eval_batch_size(int64_t n_episodes, int64_t batch_size) {
+  return std::min<int64_t>(n_episodes, batch_size > 0 ? batch_size : 50);
+}
+
 int64_t EvalPipelineConfig::resolved_batch_size() const {
-  return eval.batch_size > 0 ? eval.batch_size : std::min<int64_t>(eval.n_episodes, 50);
+  return eval_batch_size(eval.n_episodes, eval.batch_size);
 }
 
 std::string EvalPipelineConfig::resolved_output_dir() const {

@@ -25,7 +25,7 @@ struct EvalRunConfig : Config {
   int64_t max_videos = 10;
   void visit(FieldVisitor& v) override {
     field(v, "n_episodes", n_episodes, "Episodes to evaluate");
-    field(v, "batch_size", batch_size, "Environments stepped together (0: min(n_episodes, 50))");
+    field(v, "batch_size", batch_size, "Environments stepped together (0: min(n_episodes, 50); above n_episodes: n_episodes)");
     field(v, "use_async_envs", use_async_envs, "Step the environments on several threads");
     field(v, "blank_images", blank_images,
           "(lerobot.cpp) Feed all-zero camera images to the policy: a policy that uses its camera scores lower");
@@ -33,6 +33,10 @@ struct EvalRunConfig : Config {
   }
   void validate() const override;
 };
+
+// The environments stepped together for --eval.batch_size: 0 is min(n_episodes, 50); more than
+// n_episodes is n_episodes, as LeRobot's EvalConfig lowers it (lerobot-eval and training's eval).
+int64_t eval_batch_size(int64_t n_episodes, int64_t batch_size);
 
 struct EvalPipelineConfig : Config {
   ChoicePtr<EnvConfig> env;

@@ -18,7 +18,7 @@ double warmup_factor(int64_t s, int64_t w) {
 }
 }  // namespace
 
-LrLambda diffusers_lambda(const std::string& name, int64_t w, int64_t t) {
+LrLambda diffusers_lambda(const std::string& name, int64_t w, int64_t t, double lr_init) {
   if (name == "constant") return [](int64_t) { return 1.0; };
   if (name == "constant_with_warmup")
     return [w](int64_t s) { return s < w ? warmup_factor(s, w) : 1.0; };
@@ -36,12 +36,37 @@ LrLambda diffusers_lambda(const std::string& name, int64_t w, int64_t t) {
       // diffusers: 0.5 * (1 + cos(pi * float(num_cycles) * 2.0 * progress)), num_cycles = 0.5
       return std::max(0.0, 0.5 * (1.0 + std::cos(kPi * 0.5 * 2.0 * progress)));
     };
+  if (name == "cosine_with_restarts")  // get_scheduler passes num_cycles=1: hard restarts, one cycle
+    return [w, t](int64_t s) {
+      if (s < w) return warmup_factor(s, w);
+      const double progress =
+          static_cast<double>(s - w) / static_cast<double>(std::max<int64_t>(1, t - w));
+      if (progress >= 1.0) return 0.0;
+      return std::max(0.0, 0.5 * (1.0 + std::cos(kPi * std::fmod(1.0 * progress, 1.0))));
+    };
+  if (name == "polynomial") {  // get_scheduler: power 1.0, lr_end 1e-7, relative to the optimizer's lr
+    constexpr double kLrEnd = 1e-7, kPower = 1.0;
+    if (!(lr_init > kLrEnd))
+      throw_usage("the polynomial schedule decays to lr_end=1e-07, which must be smaller than the initial lr (" +
+                      std::to_string(lr_init) + ")",
+                  "--optimizer.lr", "raise --optimizer.lr above 1e-07 or pick another --scheduler.name");
+    return [w, t, lr_init](int64_t s) {
+      if (s < w) return warmup_factor(s, w);
+      if (s > t) return kLrEnd / lr_init;
+      const double remaining =
+          1.0 - static_cast<double>(s - w) / static_cast<double>(std::max<int64_t>(1, t - w));
+      return ((lr_init - kLrEnd) * std::pow(remaining, kPower) + kLrEnd) / lr_init;
+    };
+  }
   throw_usage("unknown diffusers scheduler name '" + name + "'", "--scheduler.name",
-              "use cosine, linear, constant or constant_with_warmup");
+              "use cosine, linear, constant, constant_with_warmup, cosine_with_restarts or polynomial");
 }
 
 LrLambda cosine_decay_with_warmup_lambda(const CosineDecayWithWarmupSchedulerConfig& c,
                                          int64_t num_training_steps) {
+  if (c.num_decay_steps < 1)
+    throw_usage("cosine_decay_with_warmup needs num_decay_steps (a required field in LeRobot)",
+                "--scheduler.num_decay_steps", "pass --scheduler.num_decay_steps=N (steps of the cosine decay)");
   int64_t warmup = c.num_warmup_steps;
   int64_t decay = c.num_decay_steps;
   if (num_training_steps < c.num_decay_steps) {
@@ -119,9 +144,9 @@ Json Scheduler::state_dict(TorchStateFormat format) const {
   j["last_epoch"] = last_epoch_;
   if (format == TorchStateFormat::kTorch2_2) j["verbose"] = false;
   j["_step_count"] = step_count_;
+  if (format == TorchStateFormat::kTorch2_9) j["_is_initial"] = false;  // set before the initial step()
   j["_get_lr_called_within_step"] = false;
   j["_last_lr"] = last;
-  if (format == TorchStateFormat::kTorch2_9) j["_is_initial"] = false;
   j["lr_lambdas"] = lambdas;
   return j;
 }
@@ -179,7 +204,7 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig* config,
   if (!config) return nullptr;
   if (auto* d = dynamic_cast<const DiffuserSchedulerConfig*>(config))
     return std::make_unique<Scheduler>(
-        optimizer, diffusers_lambda(d->name, d->num_warmup_steps, num_training_steps));
+        optimizer, diffusers_lambda(d->name, d->num_warmup_steps, num_training_steps, group_lr(optimizer, 0)));
   if (auto* c = dynamic_cast<const CosineDecayWithWarmupSchedulerConfig*>(config))
     return std::make_unique<Scheduler>(optimizer,
                                        cosine_decay_with_warmup_lambda(*c, num_training_steps));

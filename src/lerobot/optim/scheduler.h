@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lerobot/common/config/json.h"
+#include "lerobot/common/torch_compat.h"
 #include "lerobot/common/fs.h"
 #include "lerobot/optim/optimizer_config.h"
 
@@ -17,9 +18,11 @@ namespace lerobot {
 
 using LrLambda = std::function<double(int64_t step)>;
 
-// diffusers' schedules: "constant", "constant_with_warmup", "linear", "cosine" (half cycle).
+// diffusers' schedules as get_scheduler builds them: "constant", "constant_with_warmup", "linear",
+// "cosine" (half cycle), "cosine_with_restarts" (one hard cycle), "polynomial" (power 1 to lr_end
+// 1e-7, relative to `lr_init`, the optimizer's lr).
 LrLambda diffusers_lambda(const std::string& name, int64_t num_warmup_steps,
-                          int64_t num_training_steps);
+                          int64_t num_training_steps, double lr_init = 0.0);
 // pi0's warm-up from peak/(W+1) to peak, then cosine to decay_lr/peak_lr (as a factor of base lr).
 // Auto-scales warm-up/decay when num_training_steps < num_decay_steps, as LeRobot does.
 LrLambda cosine_decay_with_warmup_lambda(const CosineDecayWithWarmupSchedulerConfig& c,
@@ -34,10 +37,13 @@ LrLambda constant_with_warmup_lambda(int64_t num_warmup_steps);
 LrLambda cosine_annealing_with_warmup_lambda(int64_t num_warmup_steps, int64_t num_training_steps);
 
 // Which torch release's LambdaLR attribute set scheduler_state.json is written with.
-// 2.7 (LeRobot's pin): base_lrs, last_epoch, _step_count, _get_lr_called_within_step, _last_lr,
-// lr_lambdas. 2.2-2.6 add "verbose"; 2.9+ adds "_is_initial".
+// 2.7 and 2.8: base_lrs, last_epoch, _step_count, _get_lr_called_within_step, _last_lr,
+// lr_lambdas. 2.2-2.6 add "verbose"; 2.9+ adds "_is_initial". LeRobot 0.6 wants torch 2.7-2.11
+// and loads the file with a strict key check: the default is the reader's format
+// (compat::kWritesTorch27StateFormat says which).
 enum class TorchStateFormat { kTorch2_2, kTorch2_7, kTorch2_9 };
-constexpr TorchStateFormat kDefaultTorchStateFormat = TorchStateFormat::kTorch2_7;
+constexpr TorchStateFormat kDefaultTorchStateFormat =
+    compat::kWritesTorch27StateFormat ? TorchStateFormat::kTorch2_7 : TorchStateFormat::kTorch2_9;
 
 // One λ shared by every param group (LeRobot passes a single function).
 class Scheduler {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lerobot/common/logging.h"
+#include "lerobot/eval/eval_config.h"
 #include "lerobot/eval/evaluate.h"
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/train_setup.h"
@@ -12,7 +13,7 @@ namespace lerobot {
 
 Json run_training_eval(TrainSetup& s, int64_t step) {
   const int64_t n = s.cfg.eval.n_episodes;
-  const int64_t batch = s.cfg.eval.batch_size > 0 ? s.cfg.eval.batch_size : std::min<int64_t>(n, 50);
+  const int64_t batch = eval_batch_size(n, s.cfg.eval.batch_size);
   const fs::path videos = s.output_dir / "eval" / ("videos_step_" + checkpoint_step_id(step, s.cfg.steps));
   const EvalResult r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4,
                                         /*blank_images=*/false, s.cfg.cuda.graphs);

@@ -9,7 +9,8 @@ void ACTConfig::visit(FieldVisitor& v) {
   field(v, "normalization_mapping", normalization_mapping_, "Normalization mode per feature type: MEAN_STD, MIN_MAX or IDENTITY");
   field(v, "vision_backbone", vision_backbone, "torchvision ResNet variant for the cameras (resnet18)");
   field(v, "pretrained_backbone_weights", pretrained_backbone_weights,
-        "Local safetensors file with torchvision resnet18 keys; null or a torchvision name: random init");
+        "ImageNet weights by torchvision name (fetched once from the Hub as timm/<model>.tv_in1k), or a local "
+        "safetensors file with torchvision keys; null: random init");
   field(v, "replace_final_stride_with_dilation", replace_final_stride_with_dilation, "Dilate instead of stride in layer4");
   field(v, "pre_norm", pre_norm, "Pre-norm transformer layers");
   field(v, "dim_model", dim_model, "Transformer hidden size");

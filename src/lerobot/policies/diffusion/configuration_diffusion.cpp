@@ -17,7 +17,8 @@ void DiffusionConfig::visit(FieldVisitor& v) {
   field(v, "crop_shape", crop_shape, "(H, W) crop (random in training, centre in eval); null: no crop");
   field(v, "crop_is_random", crop_is_random, "Random crop in training (centre crop in eval always)");
   field(v, "pretrained_backbone_weights", pretrained_backbone_weights,
-        "Local safetensors file with torchvision resnet18 keys; null or a torchvision name: random init");
+        "ImageNet weights by torchvision name (fetched once from the Hub as timm/<model>.tv_in1k), or a local "
+        "safetensors file with torchvision keys; null: random init");
   field(v, "use_group_norm", use_group_norm, "GroupNorm (C/16 groups) instead of BatchNorm in the backbone");
   field(v, "spatial_softmax_num_keypoints", spatial_softmax_num_keypoints, "Keypoints of the spatial softmax");
   field(v, "use_separate_rgb_encoder_per_camera", use_separate_rgb_encoder_per_camera, "One RGB encoder per camera");
@@ -89,6 +90,9 @@ void DiffusionConfig::validate() const {
     if (d < 1 || d % n_groups != 0)
       throw_usage("every down_dims entry must be a positive multiple of n_groups=" + std::to_string(n_groups),
                   "policy.down_dims");
+  if (down_dims[0] % kFinalConvGroups != 0)
+    throw_usage("down_dims[0] must be a multiple of 8 (the U-Net's final block has 8 GroupNorm groups, as in LeRobot)",
+                "policy.down_dims");
   const int64_t factor = int64_t{1} << down_dims.size();
   if (horizon % factor != 0)
     throw_usage("horizon (" + std::to_string(horizon) + ") must be a multiple of 2^len(down_dims) = " +

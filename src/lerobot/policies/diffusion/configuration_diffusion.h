@@ -9,6 +9,9 @@
 
 namespace lerobot {
 
+// The U-Net's final_conv block always has 8 GroupNorm groups, whatever n_groups says (LeRobot).
+inline constexpr int64_t kFinalConvGroups = 8;
+
 class DiffusionConfig : public PolicyConfig {
  public:
   DiffusionConfig() { n_obs_steps = 2; }

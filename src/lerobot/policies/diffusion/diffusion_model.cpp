@@ -205,7 +205,9 @@ DiffusionConditionalUnet1dImpl::DiffusionConditionalUnet1dImpl(const DiffusionCo
     up_modules->push_back(m);
   }
   final_conv = register_module(
-      "final_conv", torch::nn::Sequential(DiffusionConv1dBlock(c.down_dims[0], c.down_dims[0], c.kernel_size, c.n_groups),
+      // LeRobot builds this block without n_groups: its GroupNorm keeps the block's default of 8.
+      "final_conv", torch::nn::Sequential(DiffusionConv1dBlock(c.down_dims[0], c.down_dims[0], c.kernel_size,
+                                                               kFinalConvGroups),
                                           torch::nn::Conv1d(torch::nn::Conv1dOptions(c.down_dims[0], action_dim, 1))));
 }
 
