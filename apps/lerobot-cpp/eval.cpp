@@ -17,6 +17,7 @@
 #include "lerobot/policies/memory_format.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/processor_io.h"
+#include "lerobot/train/autocast.h"
 
 namespace lerobot::app {
 namespace {
@@ -58,16 +59,16 @@ int eval_main(const Args& input) {
   const fs::path policy_dir = *cfg.policy->pretrained_path;
   const torch::Device device =
       resolve_device(cfg.policy->device, 0, "--policy.device (or \"device\" in " + (policy_dir / "config.json").string() + ")");
-  if (cfg.policy->use_amp) {
-    LOG_WARNING << "--policy.use_amp is ignored by lerobot-cpp eval (full precision)";
-  }
+  // lerobot-eval runs the rollouts under torch.autocast(device.type) with --policy.use_amp: its
+  // default dtype, fp16 on CUDA and bf16 on the CPU.
+  const std::string amp = !cfg.policy->use_amp ? "no" : device.is_cuda() ? "fp16" : "bf16";
   apply_cuda_math_settings({cfg.cuda.tf32, cfg.cuda.cudnn_benchmark, /*cudnn_deterministic=*/false});
   torch::manual_seed(static_cast<uint64_t>(cfg.seed));
 
   const fs::path out = cfg.resolved_output_dir();
   LOG_INFO << "Output dir: " << out.string();
   PolicyPtr policy = load_policy(cfg, policy_dir, device);
-  if (cfg.cuda.channels_last_enabled(device.is_cuda(), "no")) use_channels_last(*policy);  // full precision
+  if (cfg.cuda.channels_last_enabled(device.is_cuda(), amp)) use_channels_last(*policy);
   PolicyProcessors processors = load_policy_processors(policy_dir);
   for (const auto& kv : cfg.rename_map) processors.rename_map[kv.first] = kv.second;
   processors.device = device.str();
@@ -83,11 +84,13 @@ int eval_main(const Args& input) {
   const int64_t hw = std::max<unsigned>(1, std::thread::hardware_concurrency());
   o.num_threads = cfg.eval.use_async_envs ? static_cast<int>(std::min(o.batch_size, hw)) : 1;
   LOG_INFO << "Evaluating " << policy->type() << " in " << cfg.env.type() << ": " << o.n_episodes
-           << " episodes, " << o.batch_size << " envs at a time" << (o.blank_images ? ", blank camera images" : "");
+           << " episodes, " << o.batch_size << " envs at a time" << (o.blank_images ? ", blank camera images" : "")
+           << (amp == "no" ? "" : ", under " + amp + " autocast (--policy.use_amp)");
 
   EvalResult result;
   {
     PolicyActionSource source(*policy, processors, cfg.cuda.graphs);
+    AutocastScope autocast(amp, device);  // the policy runs on this thread; the envs on others
     result = evaluate(source, *cfg.env, o);
     if (device.is_cuda()) LOG_INFO << "CUDA graphs for the action chunks: " << source.graphs_status();
   }

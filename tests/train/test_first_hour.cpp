@@ -55,6 +55,21 @@ TEST(FirstHour, EvalTakesTheCameraSizeFromTheCheckpoint) {
   EXPECT_NE(out.find("pc_success"), std::string::npos) << out;
 }
 
+// --policy.use_amp runs the rollouts under autocast, as lerobot-eval does (bf16 on the CPU): the
+// same episodes with the same seeds get other rewards than in full precision.
+TEST(FirstHour, EvalWithUseAmpRunsUnderAutocast) {
+  double reward[2] = {0, 0};
+  for (int amp = 0; amp < 2; ++amp) {
+    const fs::path out = train_scratch() / ("eval_amp_" + std::to_string(amp));
+    const std::string log = cli_ok("eval --policy.path=" + checkpoint().string() +
+                                   " --env.type=reach2d --eval.n_episodes=2 --eval.max_videos=0 --policy.use_amp=" +
+                                   (amp ? "true" : "false") + " --output_dir=" + out.string());
+    EXPECT_EQ(log.find("under bf16 autocast") != std::string::npos, amp == 1) << log;
+    reward[amp] = load_json_or_yaml(out / "eval_info.json")["overall"]["avg_sum_reward"].get<double>();
+  }
+  EXPECT_NE(reward[0], reward[1]);
+}
+
 TEST(FirstHour, EvalAndInferSuggestTheFlagMeant) {
   std::string out;
   EXPECT_EQ(run_cli("eval --policy.pth=" + checkpoint().string() + " --env.type=reach2d", &out), 2) << out;
