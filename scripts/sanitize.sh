@@ -34,6 +34,6 @@ ninja -C "$BUILD" -j"$JOBS" ${TARGETS:-}
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # A data race or lock-order finding makes the process exit 66 after its report, failing its test.
-export TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1:exitcode=66}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-second_deadlock_stack=1:exitcode=66:suppressions=$ROOT/scripts/tsan.supp}"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --timeout 1800 "$@"
