@@ -105,7 +105,7 @@ TEST(HubTrain, PretrainedRevisionPicksTheTaggedCheckpoint) {
   HubEnvironment env(server.endpoint(), home);
   const std::string finetune = " --dataset.root=" + data.string() + " --steps=1 --batch_size=4 --num_workers=0 --output_dir=";
   ASSERT_EQ(run_cli("train --policy.path lerobot/act-reach --policy.pretrained_revision=1" + finetune + (scratch / "at1").string(), &log), 0) << log;
-  EXPECT_NE(log.find("Fine-tuning from " + (snaps / kStep1).string()), std::string::npos) << log;
+  EXPECT_NE(log.find("Fine-tuning from " + (snaps / kStep1).string() + " (Hub revision 1)"), std::string::npos) << log;
   EXPECT_EQ(read_file(snaps / kStep1 / "model.safetensors"), read_file(step1 / "model.safetensors"));
   EXPECT_FALSE(fs::exists(snaps / kMain)) << "main was fetched too";
   EXPECT_EQ(read_file(home / "hub/models--lerobot--act-reach/refs/1"), kStep1);

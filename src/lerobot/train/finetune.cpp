@@ -85,7 +85,10 @@ PolicyPtr load_finetune_policy(const PolicyConfig& config, const DatasetMetadata
   check_architecture(config, *checkpoint, dir);
   check_features(config, *checkpoint, meta, rename_map, dir);
   PolicyPtr policy = load_pretrained_weights(config, dir, device);  // strict; damaged file: checkpoint error
+  // --policy.pretrained_revision picked this snapshot (apps/lerobot-cpp/hub_flags.cpp) when the
+  // policy came from the Hub; the log says which revision it was.
   LOG_INFO << "Fine-tuning from " << dir.string()
+           << (config.pretrained_revision ? " (Hub revision " + *config.pretrained_revision + ")" : std::string())
            << " (weights loaded strictly; normalization stats from the new dataset)";
   return policy;
 }
