@@ -71,6 +71,16 @@ export LD_LIBRARY_PATH=/tmp/deps/lib:${LD_LIBRARY_PATH:-} PATH=/tmp/deps/bin:$PA
 LR=$B/apps/lerobot-cpp/lerobot-cpp
 say "built: $(ls $LR $B/bench/train_step/bench_train_step 2>&1 | tr '\n' ' ')"
 "$LR" --version 2>&1 | tee -a "$S"
+# The key sets Python LeRobot's strict training_state/ loader expects from this torch (STATUS,
+# "training_state/ for Python LeRobot on torch 2.9-2.11"): compare with what we write.
+python3 - <<'PY' 2>&1 | sed "s/^/  torch keys| /" | tee -a "$S"
+import torch
+p = torch.zeros(1, requires_grad=True)
+opt = torch.optim.AdamW([p], lr=1e-3)
+sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+print(torch.__version__, "AdamW param_group:", list(opt.state_dict()["param_groups"][0].keys()))
+print(torch.__version__, "LambdaLR state_dict:", list(sched.state_dict().keys()))
+PY
 
 # ---- training step: ours (graphs on / off) against the PyTorch peer, same GPU, same run --------
 # The configurations #13 and #14 ask for, most wanted first: ACT batch 8 fp32 (graphs on and off),
