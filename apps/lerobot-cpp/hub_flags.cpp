@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "commands.h"
+#include "lerobot/common/config/config.h"
 #include "lerobot/hub/pretrained.h"
 #include "lerobot/train/hub_checkpoint.h"
 
@@ -22,10 +23,11 @@ std::optional<std::pair<size_t, std::string>> flag_value(const Args& args, const
   return std::nullopt;
 }
 
-// The revision --policy.pretrained_revision names; LeRobot's None (unset, null) is main.
+// The revision --policy.pretrained_revision names; unset (as the config parser reads it) is
+// LeRobot's None: main.
 std::string policy_revision(const Args& args) {
   const auto rev = flag_value(args, "--policy.pretrained_revision");
-  if (!rev || rev->second.empty() || rev->second == "null" || rev->second == "None") return "main";
+  if (!rev || rev->second.empty() || is_null_flag_value(rev->second)) return "main";
   return rev->second;
 }
 

@@ -173,8 +173,12 @@ TEST(DiffusionModel, FinalConvKeepsEightGroupsWhateverNGroups) {
     if (auto* gn = item.value()->as<torch::nn::GroupNormImpl>()) groups[item.key()] = gn->options.num_groups();
   int64_t final_groups = 0, residual_blocks = 0;
   for (const auto& [name, g] : groups) {
-    if (name.find("final_conv") != std::string::npos) final_groups = g;
-    else if (name.find("unet") != std::string::npos && ++residual_blocks) EXPECT_EQ(g, 4) << name;
+    if (name.find("final_conv") != std::string::npos) {
+      final_groups = g;
+    } else if (name.find("unet") != std::string::npos) {
+      ++residual_blocks;
+      EXPECT_EQ(g, 4) << name;
+    }
   }
   EXPECT_EQ(final_groups, 8);
   EXPECT_GT(residual_blocks, 0);

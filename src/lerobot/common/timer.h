@@ -2,8 +2,15 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 namespace lerobot {
+
+// The monotonic clock as an integer (ns since its epoch): timestamps shared between threads.
+inline int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 class Stopwatch {
  public:

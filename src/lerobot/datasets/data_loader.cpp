@@ -6,15 +6,9 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/timer.h"
 
 namespace lerobot {
-
-namespace {
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 DataBatch collate(const std::vector<DatasetItem>& items) {
   DataBatch b;
@@ -77,7 +71,7 @@ DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices, Activ
   items.reserve(indices.size());
   for (int64_t i : indices) {
     if (activity) {
-      activity->since_ms = now_ms();
+      activity->since_ns = steady_now_ns();
       activity->frame = i;
     }
     items.push_back(dataset_->get_item(i));
@@ -139,9 +133,8 @@ DataBatch DataLoader::next() {
   };
   if (options_.stall_report_s > 0) {
     const auto every = std::chrono::duration<double>(options_.stall_report_s);
-    const auto start = std::chrono::steady_clock::now();
-    while (!produced_.wait_for(lock, every, ready))
-      LOG_WARNING << stall_report(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const Stopwatch waited;
+    while (!produced_.wait_for(lock, every, ready)) LOG_WARNING << stall_report(k, waited.seconds());
   } else {
     produced_.wait(lock, ready);
   }
@@ -160,12 +153,12 @@ std::string DataLoader::stall_report(int64_t k, double waited_s) const {
   m.precision(1);
   m << "data loader: the batch for step " << options_.start_step + k << " is not ready after " << waited_s
     << " s (still waiting; reported every " << options_.stall_report_s << " s).";
-  const int64_t now = now_ms();
+  const int64_t now = steady_now_ns();
   for (int i = 0; i < options_.num_workers; ++i) {
     const int64_t frame = activity_[i].frame.load();
     m << " Worker " << i << ": ";
     if (frame < 0) m << "between frames.";
-    else m << "on " << dataset_->describe_frame(frame) << " for " << double(now - activity_[i].since_ms.load()) / 1000.0 << " s.";
+    else m << "on " << dataset_->describe_frame(frame) << " for " << double(now - activity_[i].since_ns.load()) * 1e-9 << " s.";
   }
   m << " A file on a stalled disk or network file system, or a stuck video decode, holds a worker there.";
   return m.str();

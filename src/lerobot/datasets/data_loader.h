@@ -76,10 +76,10 @@ class DataLoader {
     DataBatch batch;
     std::exception_ptr error;
   };
-  // What a worker is loading: the frame (-1: none) and since when (steady clock, ms).
+  // What a worker is loading: the frame (-1: none) and since when (steady_now_ns()).
   struct Activity {
     std::atomic<int64_t> frame{-1};
-    std::atomic<int64_t> since_ms{0};
+    std::atomic<int64_t> since_ns{0};
   };
   DataBatch load(int64_t k, const std::vector<int64_t>& indices, Activity* activity = nullptr) const;
   void worker_loop(Activity& activity);

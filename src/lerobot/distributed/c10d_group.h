@@ -10,16 +10,11 @@
 #include <functional>
 #include <memory>
 
+#include "lerobot/common/timer.h"
 #include "lerobot/distributed/peer_monitor.h"
 #include "lerobot/distributed/process_group.h"
 
 namespace lerobot {
-
-inline int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Everything a C10dGroup shares with the works it hands out.
 struct C10dContext {

@@ -11,16 +11,9 @@
 #include <mutex>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/timer.h"
 
 namespace lerobot {
-namespace {
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
 struct GradReducer::State {
   struct Bucket {
     std::vector<size_t> params;   // indices into State::params
@@ -145,7 +138,7 @@ struct GradReducer::State {
     } else {
       b.comm = b.flat;
     }
-    b.launched_ns = now_ns();
+    b.launched_ns = steady_now_ns();
     b.work = group->all_reduce_async(b.comm, ReduceOp::kSum);
   }
 
@@ -156,7 +149,7 @@ struct GradReducer::State {
   void finish_backward() {
     if (finished) return;
     finished = true;
-    backward_end_ns = now_ns();
+    backward_end_ns = steady_now_ns();
     for (auto& b : buckets) b.ready = true;  // unused parameters: zeros with flag 0
     launch_ready();
   }
@@ -284,9 +277,9 @@ bool GradReducer::synchronize() {
   torch::NoGradGuard no_grad;
   std::vector<std::pair<int64_t, int64_t>> in_flight;  // [launch, completion] per bucket
   for (auto& b : s.buckets) {
-    int64_t t0 = now_ns();
+    int64_t t0 = steady_now_ns();
     b.work->wait();
-    int64_t t1 = now_ns();
+    int64_t t1 = steady_now_ns();
     s.timings.wait_s += (t1 - t0) * 1e-9;
     int64_t done = b.work->completed_at_ns() > 0 ? b.work->completed_at_ns() : t1;
     in_flight.emplace_back(b.launched_ns, std::max(done, b.launched_ns));

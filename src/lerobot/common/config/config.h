@@ -174,6 +174,11 @@ std::string ChoicePtr<Base>::suggestion(const std::string& word, const std::vect
 
 // ---- field() for each value type ---------------------------------------------------------------
 
+// The flag values that leave an optional field unset (draccus's None).
+inline bool is_null_flag_value(const std::string& text) {
+  return text == "null" || text == "None" || text == "none" || text == "~";
+}
+
 namespace detail {
 template <class T> struct is_optional : std::false_type {};
 template <class T> struct is_optional<std::optional<T>> : std::true_type {};
@@ -280,7 +285,7 @@ void from_text(const std::string& text, T& out, const std::string& path) {
   else if constexpr (std::is_floating_point_v<T>) out = static_cast<T>(parse_float_text(text, path));
   else if constexpr (std::is_same_v<T, std::string>) out = text;
   else if constexpr (is_optional<T>::value) {
-    if (text == "null" || text == "None" || text == "none" || text == "~") out.reset();
+    if (is_null_flag_value(text)) out.reset();
     else {
       typename T::value_type v{};
       from_text(text, v, path);
