@@ -65,10 +65,4 @@ void write_synth_dataset(const fs::path& root, const SynthSpec& s) {
   w.finalize();
 }
 
-std::string run_python(const std::string& code) {
-  const CommandResult r = run_command(python_with_numpy_and_torch() + " -c '" + code + "'");
-  if (r.code != 0) throw std::runtime_error("python3 failed: " + r.out);
-  return r.out;
-}
-
 }  // namespace lerobot::testing

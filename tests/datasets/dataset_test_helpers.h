@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lerobot/common/fs.h"
+#include "support/run_command.h"  // run_python
 
 namespace lerobot::testing {
 
@@ -30,8 +31,5 @@ struct SynthSpec {
 };
 // Writes a v3.0 dataset with observation.state, action and cameras observation.images.{a,b}.
 void write_synth_dataset(const fs::path& root, const SynthSpec& spec);
-
-// Runs python_with_numpy_and_torch() -c CODE and returns stdout (throws on failure).
-std::string run_python(const std::string& code);
 
 }  // namespace lerobot::testing

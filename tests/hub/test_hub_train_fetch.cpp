@@ -18,6 +18,7 @@
 #include "lerobot/common/safetensors.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/hub/hashing.h"
+#include "lerobot/hub/torchvision_weights.h"
 
 namespace lerobot::hub {
 namespace {
@@ -213,6 +214,28 @@ TEST(HubBackbone, TorchvisionWeightsNameIsFetchedOnceAndLoaded) {
   EXPECT_NE(s.log.find("--policy.pretrained_backbone_weights"), std::string::npos) << s.log;
   EXPECT_EQ(s.log.find("step:"), std::string::npos) << s.log;
   EXPECT_FALSE(fs::exists(s.tmp.path / "run3/checkpoints"));
+}
+
+// torchvision's weights names map to timm's copies of the same tensors: V1 to tv_in1k, V2 to
+// tv2_in1k, DEFAULT to torchvision's default (V1 for resnet18/34, V2 for resnet50/101/152).
+TEST(HubBackbone, TorchvisionWeightsNamesMapToTimmsCopies) {
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"ResNet18_Weights.DEFAULT", "timm/resnet18.tv_in1k"},
+      {"ResNet34_Weights.IMAGENET1K_V1", "timm/resnet34.tv_in1k"},
+      {"ResNet50_Weights.IMAGENET1K_V1", "timm/resnet50.tv_in1k"},
+      {"ResNet50_Weights.IMAGENET1K_V2", "timm/resnet50.tv2_in1k"},
+      {"ResNet50_Weights.DEFAULT", "timm/resnet50.tv2_in1k"},
+      {"ResNet101_Weights.DEFAULT", "timm/resnet101.tv2_in1k"},
+      {"ResNet152_Weights.IMAGENET1K_V1", "timm/resnet152.tv_in1k"},
+  };
+  for (const auto& [name, repo] : want) {
+    const auto published = published_torchvision_weights(name);
+    ASSERT_TRUE(published) << name;
+    EXPECT_EQ(published->repo_id, repo) << name;
+    EXPECT_EQ(published->filename, "model.safetensors");
+  }
+  EXPECT_FALSE(published_torchvision_weights("ResNet18_Weights.IMAGENET1K_V2"));  // torchvision has no V2 of it
+  EXPECT_EQ(known_torchvision_weights().size(), 13u);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace lerobot::testing {
@@ -40,6 +42,13 @@ const std::string& python_with_numpy_and_torch() {
     return std::string("/usr/bin/python3");
   }();
   return chosen;
+}
+
+std::string run_python(const std::string& code) {
+  if (code.find('\'') != std::string::npos) throw std::invalid_argument("run_python: the code may not hold a single quote");
+  const CommandResult r = run_command(python_with_numpy_and_torch() + " -c '" + code + "'");
+  if (r.code != 0) throw std::runtime_error("python3 failed: " + r.out);
+  return r.out;
 }
 
 }  // namespace lerobot::testing

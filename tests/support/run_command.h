@@ -26,4 +26,8 @@ int run_cli(const std::string& args, std::string* output);
 // own error then names what is missing.
 const std::string& python_with_numpy_and_torch();
 
+// Runs python_with_numpy_and_torch() -c CODE (CODE without single quotes) and returns its stdout;
+// throws std::runtime_error with the output when it fails.
+std::string run_python(const std::string& code);
+
 }  // namespace lerobot::testing

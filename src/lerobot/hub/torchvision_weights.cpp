@@ -13,13 +13,23 @@ struct Entry {
   const char* repo;
 };
 
-// torchvision's enum names (".DEFAULT" is IMAGENET1K_V1 for these two) and timm's tv_in1k
-// repos, which hold the tensors torchvision publishes (conv1, bn1, layer1..4, fc).
+// torchvision's enum names and timm's repos holding the tensors torchvision publishes (conv1, bn1,
+// layer1..4, fc): tv_in1k for IMAGENET1K_V1, tv2_in1k for IMAGENET1K_V2 (torchvision's newer
+// recipe). ".DEFAULT" is V1 for resnet18/34, which have no V2, and V2 for resnet50/101/152.
 constexpr Entry kEntries[] = {
     {"ResNet18_Weights.IMAGENET1K_V1", "timm/resnet18.tv_in1k"},
     {"ResNet18_Weights.DEFAULT", "timm/resnet18.tv_in1k"},
     {"ResNet34_Weights.IMAGENET1K_V1", "timm/resnet34.tv_in1k"},
     {"ResNet34_Weights.DEFAULT", "timm/resnet34.tv_in1k"},
+    {"ResNet50_Weights.IMAGENET1K_V1", "timm/resnet50.tv_in1k"},
+    {"ResNet50_Weights.IMAGENET1K_V2", "timm/resnet50.tv2_in1k"},
+    {"ResNet50_Weights.DEFAULT", "timm/resnet50.tv2_in1k"},
+    {"ResNet101_Weights.IMAGENET1K_V1", "timm/resnet101.tv_in1k"},
+    {"ResNet101_Weights.IMAGENET1K_V2", "timm/resnet101.tv2_in1k"},
+    {"ResNet101_Weights.DEFAULT", "timm/resnet101.tv2_in1k"},
+    {"ResNet152_Weights.IMAGENET1K_V1", "timm/resnet152.tv_in1k"},
+    {"ResNet152_Weights.IMAGENET1K_V2", "timm/resnet152.tv2_in1k"},
+    {"ResNet152_Weights.DEFAULT", "timm/resnet152.tv2_in1k"},
 };
 
 }  // namespace
@@ -44,7 +54,7 @@ fs::path fetch_torchvision_weights(const HubClient& client, const std::string& n
                     "; or a local .safetensors file with torchvision resnet keys, or null for random init");
   const fs::path cache = client.env().hub_cache;
   const RepoCache repo(cache, RepoType::kModel, published->repo_id);
-  const std::string arch = name.substr(0, name.find('_'));
+  const std::string arch = name.substr(0, name.find("_Weights."));
   const std::string fix = "unset HF_HUB_OFFLINE and run once with network to cache it, or save torchvision's " + arch +
                           " ImageNet weights as a safetensors file and pass --" + flag + "=/path/to/file.safetensors";
   try {

@@ -4,11 +4,13 @@
 #include <cctype>
 
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/torch_compat.h"
+#include "lerobot/policies/resnet_arch.h"
 
 namespace lerobot {
 
@@ -54,8 +56,9 @@ torch::Tensor FrozenBatchNorm2dImpl::forward_after(const torch::nn::Conv2dImpl& 
 }
 
 namespace {
-torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad).bias(false));
+torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation = 1) {
+  return torch::nn::Conv2d(
+      torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad).dilation(dilation).bias(false));
 }
 
 // norm(conv(x)); a frozen batch norm is folded into the convolution.
@@ -86,6 +89,18 @@ std::string own_key(const std::string& tv_key, bool sequential) {
   if (head.size() == 6 && head.rfind("layer", 0) == 0) return std::to_string(head[5] - '1' + 4) + rest;
   return tv_key;
 }
+
+// torchvision's downsample branch: conv1x1(in, out, stride) + norm, when the block changes the shape.
+torch::nn::Sequential make_downsample(int64_t in, int64_t out, int64_t stride, ResNetNorm norm) {
+  torch::nn::Sequential ds;
+  ds->push_back(conv(in, out, 1, stride, 0));
+  ds->push_back(make_norm(norm, out));
+  return ds;
+}
+
+torch::Tensor downsample_forward(torch::nn::Sequential& ds, const torch::Tensor& x) {
+  return conv_norm(*ds[0]->as<torch::nn::Conv2dImpl>(), ds->begin()[1], x);
+}
 }  // namespace
 
 BasicBlockImpl::BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride, ResNetNorm norm) {
@@ -95,28 +110,47 @@ BasicBlockImpl::BasicBlockImpl(int64_t in_planes, int64_t planes, int64_t stride
   conv2 = register_module("conv2", conv(planes, planes, 3, 1, 1));
   bn2 = make_norm(norm, planes);
   register_module("bn2", bn2.ptr());
-  if (stride != 1 || in_planes != planes) {
-    torch::nn::Sequential ds;
-    ds->push_back(conv(in_planes, planes, 1, stride, 0));
-    ds->push_back(make_norm(norm, planes));
-    downsample = register_module("downsample", ds);
-  }
+  if (stride != 1 || in_planes != planes)
+    downsample = register_module("downsample", make_downsample(in_planes, planes, stride, norm));
 }
 
 torch::Tensor BasicBlockImpl::forward(const torch::Tensor& x) {
   auto out = torch::relu(conv_norm(*conv1, bn1, x));
   out = conv_norm(*conv2, bn2, out);
-  auto identity = downsample ? conv_norm(*downsample[0]->as<torch::nn::Conv2dImpl>(), downsample->begin()[1], x) : x;
+  auto identity = downsample ? downsample_forward(downsample, x) : x;
+  return torch::relu(out + identity);
+}
+
+BottleneckImpl::BottleneckImpl(int64_t in_planes, int64_t planes, int64_t stride, int64_t dilation, ResNetNorm norm) {
+  conv1 = register_module("conv1", conv(in_planes, planes, 1, 1, 0));
+  bn1 = make_norm(norm, planes);
+  register_module("bn1", bn1.ptr());
+  conv2 = register_module("conv2", conv(planes, planes, 3, stride, dilation, dilation));
+  bn2 = make_norm(norm, planes);
+  register_module("bn2", bn2.ptr());
+  conv3 = register_module("conv3", conv(planes, planes * kExpansion, 1, 1, 0));
+  bn3 = make_norm(norm, planes * kExpansion);
+  register_module("bn3", bn3.ptr());
+  if (stride != 1 || in_planes != planes * kExpansion)
+    downsample = register_module("downsample", make_downsample(in_planes, planes * kExpansion, stride, norm));
+}
+
+torch::Tensor BottleneckImpl::forward(const torch::Tensor& x) {
+  auto out = torch::relu(conv_norm(*conv1, bn1, x));
+  out = torch::relu(conv_norm(*conv2, bn2, out));
+  out = conv_norm(*conv3, bn3, out);
+  auto identity = downsample ? downsample_forward(downsample, x) : x;
   return torch::relu(out + identity);
 }
 
 ResNetBackboneImpl::ResNetBackboneImpl(const ResNetOptions& options) : options_(options) {
-  std::vector<int64_t> blocks;
-  if (options.name == "resnet18") blocks = {2, 2, 2, 2};
-  else if (options.name == "resnet34") blocks = {3, 4, 6, 3};
-  else
-    throw_usage("vision_backbone '" + options.name + "' is not supported", "policy.vision_backbone",
-                "use resnet18 or resnet34");
+  check_resnet_arch(options.name, "policy.vision_backbone");
+  const ResNetArch& arch = *find_resnet_arch(options.name);
+  if (options.dilate_layer4 && !arch.bottleneck)
+    throw_usage("replace_final_stride_with_dilation needs a Bottleneck ResNet (resnet50/101/152); " + options.name +
+                    " uses BasicBlock (torchvision refuses it too)",
+                "policy.replace_final_stride_with_dilation", "set it to false, or pass --policy.vision_backbone=resnet50");
+  out_channels_ = arch.out_channels();
   const bool seq = options.sequential_names;
   conv1 = register_module(seq ? "0" : "conv1", conv(3, 64, 7, 2, 3));
   bn1 = make_norm(options.norm, 64);
@@ -124,11 +158,23 @@ ResNetBackboneImpl::ResNetBackboneImpl(const ResNetOptions& options) : options_(
   int64_t in = 64;
   const int64_t planes[4] = {64, 128, 256, 512};
   torch::nn::Sequential* layers[4] = {&layer1, &layer2, &layer3, &layer4};
+  int64_t dilation = 1;
   for (int l = 0; l < 4; ++l) {
     torch::nn::Sequential s;
-    for (int64_t b = 0; b < blocks[l]; ++b) {
-      s->push_back(BasicBlock(in, planes[l], (b == 0 && l > 0) ? 2 : 1, options.norm));
-      in = planes[l];
+    // torchvision's _make_layer: a dilated layer keeps stride 1 and multiplies the dilation by the
+    // stride; its first block still has the previous dilation.
+    int64_t stride = l > 0 ? 2 : 1;
+    const int64_t first_dilation = dilation;
+    if (l == 3 && options.dilate_layer4) dilation *= std::exchange(stride, 1);
+    for (int64_t b = 0; b < arch.blocks[size_t(l)]; ++b) {
+      const int64_t block_stride = b == 0 ? stride : 1;
+      if (arch.bottleneck) {
+        s->push_back(Bottleneck(in, planes[l], block_stride, b == 0 ? first_dilation : dilation, options.norm));
+        in = planes[l] * BottleneckImpl::kExpansion;
+      } else {
+        s->push_back(BasicBlock(in, planes[l], block_stride, options.norm));
+        in = planes[l];
+      }
     }
     *layers[l] = register_module(seq ? std::to_string(l + 4) : "layer" + std::to_string(l + 1), s);
   }
@@ -174,8 +220,8 @@ void ResNetBackboneImpl::load_torchvision_weights(const std::string& path) {
     for (size_t i = 0; i < missing.size() && i < 10; ++i) msg += " missing " + missing[i] + ";";
     for (size_t i = 0; i < bad_shape.size() && i < 10; ++i) msg += " wrong shape " + bad_shape[i] + ";";
     throw_checkpoint(msg, path,
-                     "export the weights with safetensors.torch.save_file(torchvision.models.resnet18("
-                     "weights=...).state_dict(), path)");
+                     "export the weights with safetensors.torch.save_file(torchvision.models." + options_.name +
+                         "(weights=...).state_dict(), path)");
   }
   torch::NoGradGuard no_grad;
   for (auto& kv : targets) {

@@ -1,7 +1,8 @@
-// torchvision-compatible ResNet (BasicBlock: resnet18/34) truncated after layer4, shared by every
-// policy with a camera encoder:
+// torchvision-compatible ResNet (BasicBlock: resnet18/34; Bottleneck: resnet50/101/152) truncated
+// after layer4, shared by every policy with a camera encoder:
 //  - ACT: FrozenBatchNorm2d, torchvision names (conv1, bn1, layer{1..4}.{i}.{conv1,bn1,conv2,bn2,
-//    downsample.{0,1}}), as LeRobot's IntermediateLayerGetter(return_layers={"layer4": ...}).
+//    [conv3,bn3,] downsample.{0,1}}), as LeRobot's IntermediateLayerGetter(return_layers={"layer4":
+//    ...}); replace_final_stride_with_dilation dilates layer4 (Bottleneck only, as torchvision).
 //  - Diffusion: regular BatchNorm2d (or GroupNorm with C/16 groups) and the names of
 //    nn.Sequential(*resnet.children()[:-2]): 0 = conv1, 1 = bn1, 4..7 = layer1..layer4 (2 = relu
 //    and 3 = maxpool hold no tensors).
@@ -51,9 +52,10 @@ enum class ResNetNorm {
 };
 
 struct ResNetOptions {
-  std::string name = "resnet18";  // "resnet18" or "resnet34"
+  std::string name = "resnet18";  // a name of resnet_arch.h: resnet18/34/50/101/152
   ResNetNorm norm = ResNetNorm::kFrozenBatchNorm;
   bool sequential_names = false;  // 0/1/4..7 instead of conv1/bn1/layer1..4
+  bool dilate_layer4 = false;     // torchvision's replace_stride_with_dilation=[False, False, True]
 };
 
 class BasicBlockImpl : public torch::nn::Module {
@@ -66,14 +68,28 @@ class BasicBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(BasicBlock);
 
+// torchvision's Bottleneck (expansion 4, stride on the 3x3 convolution): conv1 1x1, conv2 3x3 with
+// `dilation` (padding = dilation), conv3 1x1 to planes * 4.
+class BottleneckImpl : public torch::nn::Module {
+ public:
+  static constexpr int64_t kExpansion = 4;
+  BottleneckImpl(int64_t in_planes, int64_t planes, int64_t stride, int64_t dilation, ResNetNorm norm);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
+  torch::nn::AnyModule bn1, bn2, bn3;
+  torch::nn::Sequential downsample{nullptr};  // conv1x1 + norm when the shape changes
+};
+TORCH_MODULE(Bottleneck);
+
 class ResNetBackboneImpl : public torch::nn::Module {
  public:
   // Random init as torchvision (kaiming_normal fan_out for convs; norm weight 1, bias 0).
   explicit ResNetBackboneImpl(const std::string& name) : ResNetBackboneImpl(ResNetOptions{name}) {}
   explicit ResNetBackboneImpl(const ResNetOptions& options);
-  // x (B, 3, H, W) -> layer4 feature map (B, 512, ceil(H/32), ceil(W/32)).
+  // x (B, 3, H, W) -> layer4 feature map (B, out_channels(), ceil(H/32), ceil(W/32)); with
+  // dilate_layer4, ceil(H/16) x ceil(W/16).
   torch::Tensor forward(const torch::Tensor& x);
-  int64_t out_channels() const { return 512; }
+  int64_t out_channels() const { return out_channels_; }
   const ResNetOptions& options() const { return options_; }
 
   // Loads torchvision ResNet weights from a safetensors file (torchvision keys conv1.weight, bn1.*,
@@ -87,6 +103,7 @@ class ResNetBackboneImpl : public torch::nn::Module {
 
  private:
   ResNetOptions options_;
+  int64_t out_channels_ = 512;
 };
 TORCH_MODULE(ResNetBackbone);
 

@@ -53,11 +53,10 @@ ACTModelImpl::ACTModelImpl(const ACTConfig& c) : config_(c) {
     vae_encoder_pos_enc = register_buffer("vae_encoder_pos_enc", sinusoidal_pos_embedding_1d(n_tokens, d).unsqueeze(0));
   }
   if (!image_keys_.empty()) {
-    if (c.replace_final_stride_with_dilation)
-      throw_usage("replace_final_stride_with_dilation needs a Bottleneck ResNet; " + c.vision_backbone +
-                      " uses BasicBlock (torchvision refuses it too)",
-                  "policy.replace_final_stride_with_dilation", "set it to false");
-    backbone = register_module("backbone", ResNetBackbone(c.vision_backbone));
+    ResNetOptions ro;
+    ro.name = c.vision_backbone;
+    ro.dilate_layer4 = c.replace_final_stride_with_dilation;
+    backbone = register_module("backbone", ResNetBackbone(ro));
   }
   encoder = register_module("encoder", ACTEncoder(c, /*is_vae_encoder=*/false));
   decoder = register_module("decoder", ACTDecoder(c));

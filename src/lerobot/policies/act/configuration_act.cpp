@@ -1,17 +1,19 @@
 // ACTConfig field declarations and checks (LeRobot's __post_init__ / validate_features).
 #include "lerobot/policies/act/configuration_act.h"
 
+#include "lerobot/policies/resnet_arch.h"
+
 namespace lerobot {
 void ACTConfig::visit(FieldVisitor& v) {
   visit_base(v);
   field(v, "chunk_size", chunk_size, "Length of the predicted action chunk");
   field(v, "n_action_steps", n_action_steps, "Actions executed per policy call (<= chunk_size)");
   field(v, "normalization_mapping", normalization_mapping_, "Normalization mode per feature type: MEAN_STD, MIN_MAX or IDENTITY");
-  field(v, "vision_backbone", vision_backbone, "torchvision ResNet variant for the cameras (resnet18)");
+  field(v, "vision_backbone", vision_backbone, "torchvision ResNet for the cameras: resnet18, resnet34, resnet50, resnet101 or resnet152");
   field(v, "pretrained_backbone_weights", pretrained_backbone_weights,
         "ImageNet weights by torchvision name (fetched once from the Hub as timm/<model>.tv_in1k), or a local "
         "safetensors file with torchvision keys; null: random init");
-  field(v, "replace_final_stride_with_dilation", replace_final_stride_with_dilation, "Dilate instead of stride in layer4");
+  field(v, "replace_final_stride_with_dilation", replace_final_stride_with_dilation, "Dilate instead of stride in layer4 (resnet50/101/152 only, as torchvision)");
   field(v, "pre_norm", pre_norm, "Pre-norm transformer layers");
   field(v, "dim_model", dim_model, "Transformer hidden size");
   field(v, "n_heads", n_heads, "Attention heads");
@@ -43,8 +45,7 @@ void ACTConfig::validate() const {
     throw_usage("dropout must be in [0, 1), got " + std::to_string(dropout), "policy.dropout");
   if (!(optimizer_lr >= 0.0) || !(optimizer_lr_backbone >= 0.0) || !(optimizer_weight_decay >= 0.0))
     throw_usage("optimizer_lr, optimizer_lr_backbone and optimizer_weight_decay must be >= 0", "policy.optimizer_lr");
-  if (vision_backbone.rfind("resnet", 0) != 0)
-    throw_usage("vision_backbone must be a ResNet, got '" + vision_backbone + "'", "policy.vision_backbone");
+  check_resnet_arch(vision_backbone, "policy.vision_backbone");
   if (temporal_ensemble_coeff && n_action_steps > 1)
     throw_usage("temporal ensembling needs n_action_steps=1, got " + std::to_string(n_action_steps),
                 "policy.n_action_steps", "pass --policy.n_action_steps=1");

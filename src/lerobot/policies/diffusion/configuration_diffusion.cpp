@@ -2,6 +2,7 @@
 #include "lerobot/policies/diffusion/configuration_diffusion.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/resnet_arch.h"
 
 namespace lerobot {
 
@@ -11,7 +12,7 @@ void DiffusionConfig::visit(FieldVisitor& v) {
   field(v, "n_action_steps", n_action_steps, "Actions executed per policy call (<= horizon - n_obs_steps + 1)");
   field(v, "normalization_mapping", normalization_mapping_, "Normalization mode per feature type: MEAN_STD, MIN_MAX or IDENTITY");
   field(v, "drop_n_last_frames", drop_n_last_frames_, "Frames at each episode end the sampler never starts from");
-  field(v, "vision_backbone", vision_backbone, "torchvision ResNet variant for the cameras (resnet18)");
+  field(v, "vision_backbone", vision_backbone, "torchvision ResNet for the cameras: resnet18, resnet34, resnet50, resnet101 or resnet152");
   field(v, "resize_shape", resize_shape, "(H, W) the images are resized to before the backbone; null: no resize");
   field(v, "crop_ratio", crop_ratio, "Crop size as a fraction of resize_shape, in (0, 1]; 1: no crop");
   field(v, "crop_shape", crop_shape, "(H, W) crop (random in training, centre in eval); null: no crop");
@@ -58,9 +59,7 @@ void check_positive_pair(const std::optional<std::vector<int64_t>>& v, const cha
 }  // namespace
 
 void DiffusionConfig::validate() const {
-  if (vision_backbone.rfind("resnet", 0) != 0)
-    throw_usage("vision_backbone must be a ResNet, got '" + vision_backbone + "'", "policy.vision_backbone",
-                "use resnet18 or resnet34");
+  check_resnet_arch(vision_backbone, "policy.vision_backbone");
   if (prediction_type != "epsilon" && prediction_type != "sample")
     throw_usage("prediction_type must be epsilon or sample, got '" + prediction_type + "'", "policy.prediction_type");
   if (noise_scheduler_type != "DDPM" && noise_scheduler_type != "DDIM")
