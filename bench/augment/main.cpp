@@ -43,7 +43,8 @@ double samples_per_s(const std::shared_ptr<LeRobotDataset>& ds, int workers, int
 }
 
 // Milliseconds per call of each LeRobot default transform (and the uint8 -> float conversion) on one
-// 480x640 frame, in this thread: where the augmented sample's time goes.
+// 480x640 frame, in this thread: where the augmented sample's time goes. Each on a float image and on
+// the uint8 frame (a video camera's path, as LeRobot augments it).
 void per_transform_ms(int64_t h, int64_t w) {
   torch::manual_seed(1);
   const auto frame = (torch::rand({3, h, w}) * 255).to(torch::kUInt8);
@@ -62,8 +63,9 @@ void per_transform_ms(int64_t h, int64_t w) {
   for (auto it = tfs.begin(); it != tfs.end(); ++it) {
     auto t = make_image_transform(it.value()["type"].get<std::string>(), it.value()["kwargs"], it.key());
     const auto p = t->sample(rng, h, w);
-    std::printf("  %-28s %6.2f ms\n", (it.key() + " (" + it.value()["type"].get<std::string>() + ")").c_str(),
-                time_ms([&] { return t->apply(img, p); }));
+    std::printf("  %-28s %6.2f ms float, %6.2f ms uint8\n",
+                (it.key() + " (" + it.value()["type"].get<std::string>() + ")").c_str(),
+                time_ms([&] { return t->apply(img, p); }), time_ms([&] { return t->apply_uint8(frame, p); }));
   }
 }
 

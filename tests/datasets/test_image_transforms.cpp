@@ -270,6 +270,79 @@ TEST(ImageKernels, MatchTorchvisionItselfOnTheRealFrame) {
   }
 }
 
+// The uint8 kernels (video frames, as LeRobot augments them) against torchvision's integer path
+// itself, v2 (what LeRobot runs). Debian 12's torchvision 0.14 has only v1, whose brightness,
+// contrast and saturation follow the same rules (its float32 arithmetic differs in the last bit
+// here and there: one level on some pixels); v1's hue and sharpness round differently (x * 255 and
+// a blend of the border), so there v2's rule is applied to v1's float hue, and v2's sharpness is
+// written out in torch operations.
+TEST(ImageKernels, Uint8KernelsMatchTorchvisionsIntegerPath) {
+  const auto img = (real_frame() * 255.0).round().to(torch::kUInt8).contiguous();
+  TempDir dir("tv_uint8");
+  const std::string in = (dir.path / "in.u8").string(), out = (dir.path / "out.u8").string();
+  {
+    std::ofstream f(in, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(img.data_ptr<uint8_t>()), std::streamsize(img.numel()));
+  }
+  const std::string printed = run_python(
+      "import torch\n"
+      "try:\n"
+      "    import torchvision.transforms.v2.functional as F\n"
+      "    v2 = True\n"
+      "except ImportError:\n"
+      "    import torchvision.transforms.functional as F\n"
+      "    v2 = False\n"
+      "print(\"v2\" if v2 else \"v1\")\n"
+      "def hue(x, f):\n"
+      "    if v2:\n"
+      "        return F.adjust_hue(x, f)\n"
+      "    return F.adjust_hue(x.to(torch.float32).mul_(1.0 / 255), f).mul(255.999).to(torch.uint8)\n"
+      "def sharpness(x, f):\n"
+      "    if v2:\n"
+      "        return F.adjust_sharpness(x, f)\n"
+      "    k = (torch.tensor([[1.0, 1.0, 1.0], [1.0, 5.0, 1.0], [1.0, 1.0, 1.0]]) / 13).expand(3, 1, 3, 3)\n"
+      "    o = x.to(torch.float32)[None]\n"
+      "    b = torch.nn.functional.conv2d(o, k, groups=3).round_()\n"
+      "    v = o[..., 1:-1, 1:-1]\n"
+      "    v.add_(b.sub_(v), alpha=1.0 - f)\n"
+      "    return o.clamp_(0, 255).to(torch.uint8)[0]\n"
+      "x = torch.from_file(\"" + in + "\", size=" + std::to_string(img.numel()) + ", dtype=torch.uint8)"
+      ".view(" + std::to_string(img.size(0)) + ", " + std::to_string(img.size(1)) + ", " + std::to_string(img.size(2)) + ")\n"
+      "o = [F.adjust_brightness(x, 1.17), F.adjust_brightness(x, 0.83), F.adjust_contrast(x, 0.83),\n"
+      "     F.adjust_contrast(x, 1.19), F.adjust_saturation(x, 1.4), F.adjust_saturation(x, 0.7),\n"
+      "     hue(x, 0.04), hue(x, -0.3), sharpness(x, 0.5), sharpness(x, 1.8)]\n"
+      "torch.stack(o).contiguous().numpy().tofile(\"" + out + "\")\n");
+  const bool v2 = printed.rfind("v2", 0) == 0;
+  const int64_t n = 10;
+  auto want = torch::empty({n, img.size(0), img.size(1), img.size(2)}, torch::kUInt8);
+  {
+    std::ifstream f(out, std::ios::binary);
+    f.read(reinterpret_cast<char*>(want.data_ptr<uint8_t>()), std::streamsize(want.numel()));
+    ASSERT_EQ(f.gcount(), std::streamsize(want.numel())) << "torchvision's output is short";
+  }
+  const std::vector<std::pair<std::string, torch::Tensor>> got = {
+      {"brightness 1.17", image::adjust_brightness_u8(img, 1.17)}, {"brightness 0.83", image::adjust_brightness_u8(img, 0.83)},
+      {"contrast 0.83", image::adjust_contrast_u8(img, 0.83)},     {"contrast 1.19", image::adjust_contrast_u8(img, 1.19)},
+      {"saturation 1.4", image::adjust_saturation_u8(img, 1.4)},   {"saturation 0.7", image::adjust_saturation_u8(img, 0.7)},
+      {"hue 0.04", image::adjust_hue_u8(img, 0.04)},               {"hue -0.3", image::adjust_hue_u8(img, -0.3)},
+      {"sharpness 0.5", image::adjust_sharpness_u8(img, 0.5)},     {"sharpness 1.8", image::adjust_sharpness_u8(img, 1.8)}};
+  for (int64_t k = 0; k < n; ++k) {
+    const auto& [name, have] = got[size_t(k)];
+    ASSERT_EQ(have.scalar_type(), torch::kUInt8) << name;
+    auto a = have.to(torch::kInt32), b = want[k].to(torch::kInt32);
+    const auto diff = (a - b).abs();
+    EXPECT_LE(diff.max().item<int64_t>(), 1) << name;
+    const double off = double((diff > 0).sum().item<int64_t>()) / double(diff.numel());
+    EXPECT_LE(off, v2 ? 0.002 : 0.01) << name << " (torchvision " << (v2 ? "v2" : "v1") << ")";
+  }
+  // Brightness by hand: trunc(clamp(u * f)) in float32, every pixel.
+  const auto by_hand = (img.to(torch::kFloat32) * float(1.17)).clamp(0, 255).trunc().to(torch::kUInt8);
+  EXPECT_TRUE(torch::equal(image::adjust_brightness_u8(img, 1.17), by_hand));
+  // The integer path is not the float kernel rounded: truncation moves many pixels one level down.
+  const auto via_float = (image::adjust_brightness(img.to(torch::kFloat32) / 255.0, 1.17) * 255.0).round().to(torch::kUInt8);
+  EXPECT_GT((via_float != by_hand).sum().item<int64_t>(), img.numel() / 10);
+}
+
 TEST(ImageKernels, PlanckianJitterAndRandomShadowMatchLeRobotsDefinitions) {
   const auto img = real_frame();
   const int64_t h = img.size(1), w = img.size(2);
@@ -514,6 +587,52 @@ TEST(ImageTransforms, LoaderAugmentsCamerasPerSampleIndependentOfThreads) {
     for (int64_t i = 0; i < 4; ++i) EXPECT_GT(diff[i].max().item<double>(), 1e-3) << "sample " << i;
   }
   EXPECT_FALSE(torch::equal(a0[0].tensors.at(cam), a0[1].tensors.at(cam)));
+}
+
+// A video camera is augmented as LeRobot does it: on its uint8 frames (every value stays a whole
+// level: k / 255), LeRobot's float-only transforms leaving them unchanged; an image camera is
+// augmented in float. The transforms that skip uint8 frames are named for the start-up warning.
+TEST(ImageTransforms, VideoCamerasAreAugmentedAsUint8) {
+  TempDir dir("augment_uint8");
+  SynthSpec spec;
+  write_synth_dataset(dir.path, spec);
+  auto ds = std::make_shared<const LeRobotDataset>(dir.path);
+  const auto cameras = augmented_cameras(*ds);
+  ASSERT_EQ(cameras.size(), 2u);
+  for (const auto& c : cameras) EXPECT_TRUE(c.video) << c.key;
+  auto batch = [&](const ImageTransformsConfig& cfg, bool augment) {
+    DataLoaderOptions o;
+    o.batch_size = 4;
+    o.seed = 5;
+    o.pin_memory = 0;
+    if (augment) o.image_transforms = std::make_shared<const ImageTransforms>(cfg);
+    DataLoader l(ds, o);
+    return l.next().tensors.at("observation.images.a");
+  };
+  const auto plain = batch({}, false);
+  const auto augmented = batch(enabled_default(), true);
+  ASSERT_EQ(augmented.scalar_type(), torch::kFloat32);
+  const auto levels = augmented * 255.0;
+  EXPECT_LT((levels - levels.round()).abs().max().item<double>(), 1e-3) << "values between two uint8 levels";
+  EXPECT_GT((augmented - plain.to(torch::kFloat32) / 255.0).abs().max().item<double>(), 0.02) << "nothing changed";
+
+  ImageTransformsConfig noise;
+  noise.enable = true;
+  noise.tfs = Json::parse(R"({"noise": {"weight": 1.0, "type": "GaussianNoise", "kwargs": {"std": [20.0, 20.0]}},
+                              "jitter": {"weight": 1.0, "type": "ColorJitter", "kwargs": {"brightness": [1.3, 1.3]}}})");
+  noise.max_num_transforms = 1;
+  const ImageTransforms tf(noise);
+  EXPECT_EQ(tf.float_only_names(), std::vector<std::string>{"noise"});
+  const auto frame = plain[0];  // uint8 (T or C, H, W)
+  ImageTransformsConfig only_noise = noise;
+  only_noise.tfs.erase("jitter");
+  const ImageTransforms noise_only(only_noise);
+  TransformRng r1(3), r2(3);
+  EXPECT_TRUE(torch::equal(noise_only(frame, r1), frame)) << "GaussianNoise changed a uint8 frame";
+  const auto as_float = frame.to(torch::kFloat32) / 255.0;
+  EXPECT_GT((noise_only(as_float, r2) - as_float).abs().max().item<double>(), 0.01) << "GaussianNoise did nothing on float";
+  // Through the loader: the video camera comes out as it went in (over 255), exactly.
+  EXPECT_TRUE(torch::equal(batch(only_noise, true), plain.to(torch::kFloat32).div_(255.0)));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // MetricsTracker accounting and console format, JSONL sink, progress bar text and warnings.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <fstream>
@@ -182,6 +183,27 @@ TEST(Metrics, ResumeDropsTheRecordsAfterTheCheckpointStep) {
   EXPECT_EQ(read_file(path), "{\"note\":\"no step\"}\n");
   fs::remove(path);
   EXPECT_EQ(drop_records_after_step(path, 1), 0);  // no file yet: a fresh output dir
+}
+
+// A crash can leave a file longer than what was written, the tail reading as zero bytes (a power
+// loss on ext4's delayed allocation): a 300 MB tail, past read_file's 256 MiB cap, is one torn
+// line. The records before it are kept, in place (the same inode: cut, not rewritten).
+TEST(Metrics, ResumeCutsAZeroTailLongerThanAnyFileReadWhole) {
+  const auto path = lerobot::testing::process_temp_dir() / "zero_tail.jsonl";
+  const std::string kept = "{\"split\":\"train\",\"step\":2}\n{\"split\":\"train\",\"step\":4}\n";
+  write_file_atomic(path, kept);
+  fs::resize_file(path, 300ull << 20);  // sparse: no disk used
+  ASSERT_GT(fs::file_size(path), kMaxTextFileBytes);
+  const auto inode = [&] {
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    return st.st_ino;
+  };
+  const auto before = inode();
+  EXPECT_EQ(drop_records_after_step(path, 4), 1);
+  EXPECT_EQ(read_file(path), kept);
+  EXPECT_EQ(inode(), before);
+  fs::remove(path);
 }
 
 TEST(ProgressBar, RenderAndEta) {

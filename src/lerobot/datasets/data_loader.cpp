@@ -1,6 +1,7 @@
 // DataLoader: deterministic multi-threaded batch assembly with backpressure and error transfer.
 #include "lerobot/datasets/data_loader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -27,19 +28,31 @@ DataBatch collate(const std::vector<DatasetItem>& items) {
   return b;
 }
 
-void augment_item(DatasetItem& item, const std::vector<std::string>& camera_keys, const ImageTransforms& transforms,
+void augment_item(DatasetItem& item, const std::vector<AugmentedCamera>& cameras, const ImageTransforms& transforms,
                   uint64_t seed, int64_t rank, int64_t step, int64_t position) {
-  for (size_t c = 0; c < camera_keys.size(); ++c) {
-    auto it = item.tensors.find(camera_keys[c]);
+  for (size_t c = 0; c < cameras.size(); ++c) {
+    auto it = item.tensors.find(cameras[c].key);
     if (it == item.tensors.end()) continue;
     torch::Tensor x = it->second;
-    // Decoded frames may be views of an (H, W, C) buffer: one contiguous float copy here, so each
-    // kernel below runs on planes instead of copying strided pixels again.
-    x = x.scalar_type() == torch::kUInt8 ? x.to(torch::kFloat32, false, false, torch::MemoryFormat::Contiguous).div_(255.0)
-                                         : x.contiguous();
+    const bool as_uint8 = cameras[c].video && x.scalar_type() == torch::kUInt8;
+    // Decoded frames may be views of an (H, W, C) buffer: one contiguous copy here, so each kernel
+    // below runs on planes instead of copying strided pixels again.
+    if (as_uint8) x = x.contiguous();
+    else if (x.scalar_type() == torch::kUInt8)
+      x = x.to(torch::kFloat32, false, false, torch::MemoryFormat::Contiguous).div_(255.0);
+    else x = x.contiguous();
     TransformRng rng(mix_seed({seed, uint64_t(rank), uint64_t(step), uint64_t(position), uint64_t(c)}));
-    it->second = transforms(x, rng);
+    x = transforms(x, rng);
+    it->second = as_uint8 ? x.to(torch::kFloat32).div_(255.0) : x;  // LeRobot's batch[cam].float() / 255
   }
+}
+
+std::vector<AugmentedCamera> augmented_cameras(const LeRobotDataset& dataset) {
+  const auto videos = dataset.video_keys();
+  std::vector<AugmentedCamera> out;
+  for (const auto& key : dataset.camera_keys())
+    out.push_back({key, std::find(videos.begin(), videos.end(), key) != videos.end()});
+  return out;
 }
 
 DataLoader::DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoaderOptions options)
@@ -79,7 +92,7 @@ DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices, Activ
   if (activity) activity->frame = -1;
   const int64_t step = options_.start_step + k;
   if (options_.image_transforms && options_.image_transforms->active()) {
-    const auto cameras = dataset_->meta().camera_keys();
+    const auto cameras = augmented_cameras(*dataset_);
     for (size_t j = 0; j < items.size(); ++j)
       augment_item(items[j], cameras, *options_.image_transforms, options_.seed, options_.rank, step, int64_t(j));
   }

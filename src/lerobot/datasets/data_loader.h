@@ -48,10 +48,21 @@ struct DataLoaderOptions {
   std::shared_ptr<const ImageTransforms> image_transforms;
 };
 
-// Applies `transforms` to every camera of `item` (uint8 frames become float in [0, 1] first), with a
-// random source seeded by (seed, rank, step, position in the batch, camera).
-void augment_item(DatasetItem& item, const std::vector<std::string>& camera_keys, const ImageTransforms& transforms,
+// A camera to augment: its key and whether it is a video (LeRobot augments a video camera's uint8
+// frames, an image camera's float ones; see image_transforms.h).
+struct AugmentedCamera {
+  std::string key;
+  bool video = false;
+};
+
+// Applies `transforms` to every camera of `item`, with a random source seeded by (seed, rank, step,
+// position in the batch, camera). A video camera's uint8 frames are augmented as uint8, an image
+// camera's are made float in [0, 1] first; both come out float in [0, 1] (x / 255 after uint8).
+void augment_item(DatasetItem& item, const std::vector<AugmentedCamera>& cameras, const ImageTransforms& transforms,
                   uint64_t seed, int64_t rank, int64_t step, int64_t position);
+
+// The dataset's cameras, each marked video or not.
+std::vector<AugmentedCamera> augmented_cameras(const LeRobotDataset& dataset);
 
 // Stacks items into a batch (all items must have the same keys and shapes).
 DataBatch collate(const std::vector<DatasetItem>& items);

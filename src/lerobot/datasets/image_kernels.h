@@ -1,5 +1,5 @@
 // Image augmentation kernels with fixed parameters, as torchvision.transforms.v2.functional defines
-// them for float images in [0, 1] of shape (..., C, H, W). The random parameters are drawn in
+// them for float images in [0, 1] of shape (..., C, H, W) (and, for the *_u8 ones, uint8 frames). The random parameters are drawn in
 // image_transforms.cpp; these functions are deterministic.
 #pragma once
 
@@ -20,6 +20,17 @@ torch::Tensor adjust_saturation(const torch::Tensor& img, double factor);  // bl
 torch::Tensor adjust_hue(const torch::Tensor& img, double hue_factor);     // hue shift in [-0.5, 0.5]
 // Blend with a 3x3 smoothing (1,1,1 / 1,5,1 / 1,1,1)/13; border pixels are kept, as torchvision.
 torch::Tensor adjust_sharpness(const torch::Tensor& img, double factor);
+
+// The same four colour kernels and sharpness on uint8 frames, with torchvision v2's integer
+// semantics (LeRobot decodes video frames as uint8 and augments them before dividing by 255): the
+// luma is floored, each result is clamped to [0, 255] and truncated back to uint8 (hue goes through
+// float and back as x * (256 - 1e-3)), sharpness rounds its blur first. affine() takes uint8 frames
+// as they are (nearest neighbour copies values).
+torch::Tensor adjust_brightness_u8(const torch::Tensor& img, double factor);
+torch::Tensor adjust_contrast_u8(const torch::Tensor& img, double factor);
+torch::Tensor adjust_saturation_u8(const torch::Tensor& img, double factor);
+torch::Tensor adjust_hue_u8(const torch::Tensor& img, double hue_factor);
+torch::Tensor adjust_sharpness_u8(const torch::Tensor& img, double factor);
 
 torch::Tensor rgb_to_hsv(const torch::Tensor& img);  // (..., 3, H, W) -> (h, s, v) in [0, 1]
 torch::Tensor hsv_to_rgb(const torch::Tensor& hsv);

@@ -85,6 +85,7 @@ class Identity : public ImageTransform {
  public:
   TransformParams sample(TransformRng&, int64_t, int64_t) const override { return {}; }
   torch::Tensor apply(const torch::Tensor& img, const TransformParams&) const override { return img; }
+  bool changes_uint8() const override { return true; }  // nothing to change either way
 };
 
 class ColorJitter : public ImageTransform {
@@ -117,6 +118,20 @@ class ColorJitter : public ImageTransform {
     }
     return x;
   }
+  torch::Tensor apply_uint8(const torch::Tensor& img, const TransformParams& p) const override {
+    torch::Tensor x = img;
+    for (int i = 0; i < 4; ++i) {
+      const int fn = int(p.at("fn" + std::to_string(i)));
+      auto f = p.find(kNames[fn]);
+      if (f == p.end()) continue;
+      if (fn == 0) x = image::adjust_brightness_u8(x, f->second);
+      if (fn == 1) x = image::adjust_contrast_u8(x, f->second);
+      if (fn == 2) x = image::adjust_saturation_u8(x, f->second);
+      if (fn == 3) x = image::adjust_hue_u8(x, f->second);
+    }
+    return x;
+  }
+  bool changes_uint8() const override { return true; }
 
  private:
   static constexpr const char* kNames[4] = {"brightness", "contrast", "saturation", "hue"};
@@ -143,6 +158,10 @@ class SharpnessJitter : public ImageTransform {
   torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
     return image::adjust_sharpness(img, p.at("sharpness_factor"));
   }
+  torch::Tensor apply_uint8(const torch::Tensor& img, const TransformParams& p) const override {
+    return image::adjust_sharpness_u8(img, p.at("sharpness_factor"));
+  }
+  bool changes_uint8() const override { return true; }
 
  private:
   Range range_;
@@ -195,6 +214,9 @@ class RandomAffine : public ImageTransform {
     return image::affine(img, p.at("angle"), int64_t(p.at("tx")), int64_t(p.at("ty")), p.at("scale"),
                          p.at("shear_x"), p.at("shear_y"));
   }
+  // Nearest neighbour copies pixel values: the float kernel gives torchvision's uint8 result.
+  torch::Tensor apply_uint8(const torch::Tensor& img, const TransformParams& p) const override { return apply(img, p); }
+  bool changes_uint8() const override { return true; }
 
  private:
   static Range symmetric(const Kwargs& kw, const std::string& k, const std::string& example) {

@@ -112,9 +112,16 @@ torch::Tensor ImageTransforms::operator()(const torch::Tensor& img, TransformRng
   torch::Tensor x = img;
   for (size_t i : sample_subset(rng)) {
     const TransformParams p = transforms_[i]->sample(rng, x.size(-2), x.size(-1));
-    x = transforms_[i]->apply(x, p);
+    x = x.scalar_type() == torch::kUInt8 ? transforms_[i]->apply_uint8(x, p) : transforms_[i]->apply(x, p);
   }
   return x;
+}
+
+std::vector<std::string> ImageTransforms::float_only_names() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < transforms_.size(); ++i)
+    if (!transforms_[i]->changes_uint8()) out.push_back(names_[i]);
+  return out;
 }
 
 void ImageTransformsConfig::validate() const {

@@ -1,8 +1,13 @@
 // Random image augmentation as LeRobot 0.6's ImageTransforms: the transforms named in
 // --dataset.image_transforms.tfs (weight, type, kwargs), a subset of max_num_transforms of them
 // drawn per call without replacement by weight (RandomSubsetApply), applied in tfs order or in
-// random order. Applied to float images in [0, 1], (..., C, H, W); one draw of parameters per call
-// (a (T, C, H, W) stack shares them, as torchvision's transforms do).
+// random order. Applied to float images in [0, 1] or to uint8 frames, (..., C, H, W); one draw of
+// parameters per call (a (T, C, H, W) stack shares them, as torchvision's transforms do).
+//
+// uint8 frames are what LeRobot augments for a video camera (it decodes them as uint8 and divides
+// by 255 after the transforms): torchvision's colour, sharpness and affine kernels then use integer
+// semantics, and LeRobot's own transforms (GaussianNoise, GammaCorrection, MotionBlur, ...) return
+// an integer image unchanged. Image (PNG) cameras reach the transforms as float, as in LeRobot.
 #pragma once
 
 #include <torch/types.h>
@@ -44,6 +49,10 @@ class ImageTransform {
   virtual ~ImageTransform() = default;
   virtual TransformParams sample(TransformRng& rng, int64_t height, int64_t width) const = 0;
   virtual torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const = 0;
+  // The kernel on a uint8 frame. LeRobot's transforms defined for float images leave it unchanged
+  // (the default); torchvision's have integer kernels.
+  virtual torch::Tensor apply_uint8(const torch::Tensor& img, const TransformParams&) const { return img; }
+  virtual bool changes_uint8() const { return false; }
 };
 
 // Builds a transform of LeRobot type `type` from its kwargs. Unknown types, unknown or out-of-range
@@ -63,8 +72,11 @@ class ImageTransforms {
   bool active() const { return n_subset_ > 0; }
   // Indices into names() of the transforms applied by one call, in application order.
   std::vector<size_t> sample_subset(TransformRng& rng) const;
+  // float img -> apply(); uint8 img -> apply_uint8() (see above), the result uint8.
   torch::Tensor operator()(const torch::Tensor& img, TransformRng& rng) const;
   const std::vector<std::string>& names() const { return names_; }
+  // The names (tfs keys) of the transforms that leave uint8 frames unchanged, as LeRobot's do.
+  std::vector<std::string> float_only_names() const;
   const ImageTransform& transform(size_t i) const { return *transforms_[i]; }
 
  private:

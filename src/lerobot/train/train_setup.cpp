@@ -264,6 +264,12 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
       LOG_INFO << "Image augmentation on: up to " << s->cfg.dataset.image_transforms.max_num_transforms << " of ["
                << join(lo.image_transforms->names(), ", ") << "] per camera and sample"
                << (s->cfg.dataset.image_transforms.random_order ? ", in random order" : "");
+    const auto float_only = lo.image_transforms->float_only_names();
+    if (s->is_main() && !float_only.empty() && !s->dataset->video_keys().empty())
+      LOG_WARNING << "Image augmentation: [" << join(float_only, ", ") << "] leave the video cameras ["
+               << join(s->dataset->video_keys(), ", ")
+               << "] unchanged: LeRobot augments video frames as uint8 and these transforms apply to float images only "
+                  "(image cameras get them)";
   }
   s->loader = std::make_unique<DataLoader>(s->dataset, lo);
   return s;

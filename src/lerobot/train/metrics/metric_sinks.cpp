@@ -1,12 +1,17 @@
 // JSONL metrics file.
 #include "lerobot/train/metrics/metric_sinks.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/fs.h"
 
 namespace lerobot {
 
@@ -28,27 +33,59 @@ void JsonlSink::write(const Json& record) {
     throw_runtime("write failed", path_.string(), "check free disk space");
 }
 
+namespace {
+
+// Cuts `path` to its first `bytes` bytes and makes that durable.
+void truncate_durably(const fs::path& path, size_t bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0 || ::fsync(fd) != 0) {
+    const std::string err = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw_runtime("cannot cut the records after the checkpoint: " + err, path.string(),
+                  "check that the output directory is writable");
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
 int64_t drop_records_after_step(const fs::path& path, int64_t step) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return 0;
-  const std::string text = read_file(path);
-  std::string kept;
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) == 0) return 0;
+  // Mapped, not read whole: a long run logging every step may pass read_file's cap.
+  const MappedFile map(path);
+  const std::string_view text(reinterpret_cast<const char*>(map.data()), map.size());
+  size_t prefix = 0;     // bytes before the first dropped line
+  bool cut = false;      // a line was dropped
+  std::string kept;      // every kept line, built only when one follows a dropped line
+  bool kept_after_cut = false;
   int64_t dropped = 0;
   for (size_t begin = 0; begin < text.size();) {
     const size_t end = text.find('\n', begin);
-    if (end == std::string::npos) {  // torn by a crash mid-write
-      ++dropped;
-      break;
+    const bool torn = end == std::string_view::npos;  // the crash came mid-write
+    const std::string_view line = text.substr(begin, torn ? std::string_view::npos : end - begin + 1);
+    bool drop = torn;
+    if (!torn) {
+      const Json record = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+      drop = record.is_object() && record.contains("step") && record["step"].is_number_integer() &&
+             record["step"].get<int64_t>() > step;
     }
-    const std::string_view line(text.data() + begin, end - begin + 1);
-    const Json record = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    const bool later = record.is_object() && record.contains("step") && record["step"].is_number_integer() &&
-                       record["step"].get<int64_t>() > step;
-    if (later) ++dropped;
-    else kept.append(line);
+    if (drop) {
+      ++dropped;
+      if (!cut) kept.assign(text.substr(0, begin));
+      cut = true;
+    } else if (cut) {
+      kept_after_cut = true;
+      kept.append(line);
+    } else {
+      prefix = end + 1;
+    }
+    if (torn) break;
     begin = end + 1;
   }
-  if (dropped > 0) write_file_atomic(path, kept);
+  if (dropped == 0) return 0;
+  if (kept_after_cut) write_file_atomic(path, kept);  // an older line after a later one: rewrite
+  else truncate_durably(path, prefix);               // the usual case: the tail goes
   return dropped;
 }
 

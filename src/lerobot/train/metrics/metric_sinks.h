@@ -28,8 +28,10 @@ class JsonlSink {
 };
 
 // Before a resumed run appends: drops the records of steps after `step` (logged between the
-// checkpoint and a crash, which the resumed run logs again) and a torn last line (no newline), by
-// an atomic rewrite. Other lines stay byte for byte. Returns how many lines were dropped.
+// checkpoint and a crash, which the resumed run logs again) and a torn last line (no newline). The
+// dropped lines are a tail (records come in step order), so the file is cut there; an older line
+// after a dropped one (a file edited by hand) is kept by an atomic rewrite instead. Kept lines stay
+// byte for byte; the file is mapped, so any size works. Returns how many lines were dropped.
 int64_t drop_records_after_step(const fs::path& path, int64_t step);
 
 // {"split", "step", "samples", "episodes", "epochs", <every meter average>, "wall_time"}; NaN and
