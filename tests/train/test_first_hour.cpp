@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "train_test_helpers.h"
 
@@ -68,6 +69,38 @@ TEST(FirstHour, EvalWithUseAmpRunsUnderAutocast) {
     reward[amp] = load_json_or_yaml(out / "eval_info.json")["overall"]["avg_sum_reward"].get<double>();
   }
   EXPECT_NE(reward[0], reward[1]);
+}
+
+// The evaluation during training runs under the training's mixed precision, as LeRobot's
+// accelerator.autocast() around eval_policy_all: its rewards are those of `eval --policy.use_amp`
+// on the checkpoint of that step, not of the fp32 eval. Its record carries LeRobot's eval tracker
+// counts (eval/steps, samples, episodes, epochs).
+TEST(FirstHour, TrainingEvalRunsUnderTheTrainingsMixedPrecision) {
+  const fs::path run = train_scratch() / "train_eval_bf16";
+  fs::remove_all(run);
+  cli_ok("train" + join_args(tiny_act_run(run, 2, {"--accelerator.mixed_precision=bf16", "--env.type=reach2d",
+                                                   "--env.image_size=64", "--env_eval_freq=2", "--eval.n_episodes=2",
+                                                   "--eval.batch_size=2", "--save_freq=2"})));
+  Json eval_record;
+  std::ifstream lines(run / "train_metrics.jsonl");
+  for (std::string line; std::getline(lines, line);) {
+    const Json r = Json::parse(line);
+    if (r["split"] == "eval" && r.contains("pc_success")) eval_record = r;
+  }
+  ASSERT_TRUE(eval_record.is_object()) << "no evaluation record";
+  EXPECT_EQ(eval_record["steps"], 2);
+  EXPECT_EQ(eval_record["samples"], 8);  // 2 steps x batch 4
+  EXPECT_TRUE(eval_record.contains("episodes") && eval_record.contains("epochs")) << eval_record.dump();
+  double reward[2] = {0, 0};
+  for (int amp = 0; amp < 2; ++amp) {
+    const fs::path out = train_scratch() / ("train_eval_bf16_eval_" + std::to_string(amp));
+    cli_ok("eval --policy.path=" + (run / "checkpoints/000002/pretrained_model").string() +
+           " --env.type=reach2d --env.image_size=64 --eval.n_episodes=2 --eval.batch_size=2 --eval.max_videos=0 --seed=7"
+           " --policy.use_amp=" + (amp ? "true" : "false") + " --output_dir=" + out.string());
+    reward[amp] = load_json_or_yaml(out / "eval_info.json")["overall"]["avg_sum_reward"].get<double>();
+  }
+  ASSERT_NE(reward[0], reward[1]) << "bf16 and fp32 rollouts agree: the comparison below could not fail";
+  EXPECT_EQ(eval_record["avg_sum_reward"].get<double>(), reward[1]) << "fp32 gave " << reward[0];
 }
 
 TEST(FirstHour, EvalAndInferSuggestTheFlagMeant) {

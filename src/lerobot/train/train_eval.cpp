@@ -6,6 +6,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/eval/eval_config.h"
 #include "lerobot/eval/evaluate.h"
+#include "lerobot/train/autocast.h"
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/train_setup.h"
 
@@ -15,8 +16,14 @@ Json run_training_eval(TrainSetup& s, int64_t step) {
   const int64_t n = s.cfg.eval.n_episodes;
   const int64_t batch = eval_batch_size(n, s.cfg.eval.batch_size);
   const fs::path videos = s.output_dir / "eval" / ("videos_step_" + checkpoint_step_id(step, s.cfg.steps));
-  const EvalResult r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4,
-                                        /*blank_images=*/false, s.cfg.cuda.graphs);
+  EvalResult r;
+  {
+    // As LeRobot's accelerator.autocast() around eval_policy_all: the rollouts' policy calls (on
+    // this thread) run in the training's mixed precision.
+    AutocastScope autocast(s.cfg.accelerator.mixed_precision, s.device);
+    r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4, /*blank_images=*/false,
+                        s.cfg.cuda.graphs);
+  }
   s.policy->train();
   LOG_INFO << "eval step " << step << ": pc_success " << r.pc_success << "% over " << r.n_episodes
            << " episodes (avg_sum_reward " << r.avg_sum_reward << ", eval_s " << r.eval_s << ")";

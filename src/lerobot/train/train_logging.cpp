@@ -172,6 +172,11 @@ void TrainLogger::evaluate(int64_t step) {
     for (auto it = info.begin(); it != info.end(); ++it)
       if (it.value().is_number()) tensorboard_->add_scalar("eval/" + it.key(), it.value().get<double>(), step);
     Json rec = {{"step", step}, {"split", "eval"}};
+    // LeRobot logs an eval tracker at this step with the evaluation (eval/steps, samples, episodes,
+    // epochs): the training tracker's counts, which are those.
+    const Json counts = tracker_.to_dict();
+    for (const char* key : {"steps", "samples", "episodes", "epochs"})
+      if (counts.contains(key)) rec[key] = counts[key];
     rec.update(info);
     jsonl_->write(rec);
   }
