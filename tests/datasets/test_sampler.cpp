@@ -184,5 +184,29 @@ TEST(Sampler, ResumeContinuesWhereAFullRunWas) {
   }
 }
 
+// A resume with another batch size or process count, as LeRobot allows it: the position is what
+// the checkpoint's (batch, processes) consumed, and the new layout deals the rest of that epoch.
+TEST(Sampler, ResumeWithAnotherBatchSizeOrProcessCountStartsAtTheCheckpointsOffset) {
+  EpisodeAwareSampler s({{0, 16}, {16, 40}}, 0, 0, true, 11);
+  const auto order = s.epoch_order(0);
+  // Step 3 of batch 4 on one process: 12 samples of epoch 0 were used.
+  BatchPlan smaller(s, 2, 1, 0, 3, /*start_batch_size=*/4, /*start_world_size=*/1);
+  EXPECT_EQ(smaller.start_index(), 12);
+  EXPECT_EQ(smaller.next(), (std::vector<int64_t>{order[12], order[13]}));
+  EXPECT_EQ(smaller.next(), (std::vector<int64_t>{order[14], order[15]}));
+  BatchPlan naive(s, 2, 1, 0, 3);  // this run's values: 6 samples, the wrong place
+  EXPECT_EQ(naive.start_index(), 6);
+  const std::vector<int64_t> rest(order.begin() + 12, order.end());
+  for (int64_t rank = 0; rank < 2; ++rank) {
+    BatchPlan two(s, 4, 2, rank, 3, 4, 1);
+    EXPECT_EQ(two.next(), shard_batches(rest, 4, 2, rank).at(0)) << "rank " << rank;
+  }
+  // Step 5 of batch 4 on two processes: 40 samples, the whole epoch (5 batches per epoch): epoch 1.
+  BatchPlan next_epoch(s, 8, 1, 0, 5, 4, 2);
+  EXPECT_EQ(next_epoch.start_index(), 0);
+  const auto order1 = s.epoch_order(1);
+  EXPECT_EQ(next_epoch.next(), std::vector<int64_t>(order1.begin(), order1.begin() + 8));
+}
+
 }  // namespace
 }  // namespace lerobot

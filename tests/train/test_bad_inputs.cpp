@@ -186,6 +186,23 @@ TEST(BadInputs, ARunThatFailsBeforeStepOneCanBeRunAgain) {
   EXPECT_TRUE(fs::exists(out / "checkpoints/last/pretrained_model/model.safetensors"));
 }
 
+// Resuming on another number of processes or with another batch size (a node lost, a smaller
+// machine) goes on with a warning, as LeRobot's: the data order resumes at the checkpoint's offset.
+TEST(Resume, AnotherProcessCountOrBatchSizeWarnsAndGoesOn) {
+  const fs::path out = train_scratch() / "resume_other_layout";
+  expect_cli(train_args(out, {"--save_freq=2"}, 2), 0, {});
+  const fs::path ckpts = out / "checkpoints";
+  expect_cli("train --resume=true --config_path=" + (ckpts / "000002/pretrained_model").string() +
+                 " --steps=4 --batch_size=2 --num_processes=2",
+             0,
+             {"Resuming with 2 process(es) but the checkpoint was written by 1",
+              "Resuming with batch_size 2 but the checkpoint was trained with 4"});
+  const Json step = load_json_or_yaml(ckpts / "000004/training_state/training_step.json");
+  EXPECT_EQ(step["step"], 4);
+  EXPECT_EQ(step["batch_size"], 2);
+  EXPECT_EQ(step["dp_world_size"], 2);
+}
+
 // Defect 7: resuming an older checkpoint would write behind the newest one and move `last` back.
 TEST(BadInputs, ResumingBehindTheNewestCheckpointIsRefused) {
   const fs::path out = train_scratch() / "resume_back";

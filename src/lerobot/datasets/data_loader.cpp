@@ -61,7 +61,8 @@ DataLoader::DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoader
                               options_.drop_n_last_frames, options_.shuffle, options_.seed);
   num_samples_ = sampler.size();
   plan_ = std::make_unique<BatchPlan>(std::move(sampler), options_.batch_size, options_.world_size,
-                                      options_.rank, options_.start_step);
+                                      options_.rank, options_.start_step, options_.start_batch_size,
+                                      options_.start_world_size);
   batches_per_epoch_ = plan_->batches_per_epoch();
   pin_ = options_.pin_memory < 0 ? torch::cuda::is_available() : options_.pin_memory != 0;
   if (options_.num_workers < 0) throw_usage("num_workers must be >= 0", "--num_workers");

@@ -35,6 +35,9 @@ struct DataLoaderOptions {
   int64_t world_size = 1;
   int64_t rank = 0;
   int64_t start_step = 0;    // resume: the first batch is the one of this training step
+  // The batch size and process count that trained start_step, when a resume changes them; 0: the
+  // loader's own.
+  int64_t start_batch_size = 0, start_world_size = 0;
   uint64_t seed = 0;         // cfg.seed (0 if null)
   bool shuffle = true;
   int64_t drop_n_first_frames = 0;

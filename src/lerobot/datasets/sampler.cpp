@@ -160,12 +160,13 @@ std::vector<std::vector<int64_t>> shard_batches(const std::vector<int64_t>& orde
 }
 
 BatchPlan::BatchPlan(EpisodeAwareSampler sampler, int64_t batch_size, int64_t world_size, int64_t rank,
-                     int64_t start_step)
+                     int64_t start_step, int64_t start_batch_size, int64_t start_world_size)
     : sampler_(std::move(sampler)), batch_size_(batch_size), world_size_(world_size), rank_(rank) {
   if (batch_size <= 0) throw_usage("batch_size must be positive", "--batch_size");
   if (world_size <= 0 || rank < 0 || rank >= world_size) throw_usage("bad rank/world size");
   if (sampler_.size() == 0) throw_data("the sampler has no frames to sample");
-  const SamplerState s = compute_sampler_state(start_step, sampler_.size(), batch_size, world_size);
+  const SamplerState s = compute_sampler_state(start_step, sampler_.size(), start_batch_size > 0 ? start_batch_size : batch_size,
+                                               start_world_size > 0 ? start_world_size : world_size);
   epoch_ = s.epoch;
   start_index_ = s.start_index;
 }

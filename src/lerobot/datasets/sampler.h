@@ -56,11 +56,14 @@ int64_t batches_per_epoch(int64_t num_samples, int64_t batch_size, int64_t world
 
 // The endless batch sequence one rank consumes (LeRobot's cycle(dataloader)), starting at a
 // training step: epoch and start_index from compute_sampler_state; the resumed epoch continues
-// with order[start_index:], later epochs are full.
+// with order[start_index:], later epochs are full. start_batch_size and start_world_size are the
+// batch size and process count that trained start_step (a resume with other ones, as LeRobot
+// allows: the position comes from the checkpoint's values); 0 means this plan's.
 class BatchPlan {
  public:
   BatchPlan(EpisodeAwareSampler sampler, int64_t batch_size, int64_t world_size = 1, int64_t rank = 0,
-            int64_t start_step = 0);
+            int64_t start_step = 0, int64_t start_batch_size = 0, int64_t start_world_size = 0);
+  int64_t start_index() const { return start_index_; }
   std::vector<int64_t> next();  // the next batch of global frame indices
   int64_t epoch() const { return epoch_; }
   int64_t batches_per_epoch() const;

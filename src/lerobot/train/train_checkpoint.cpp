@@ -65,16 +65,22 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
 int64_t load_training_state(TrainSetup& s, const fs::path& checkpoint_dir) {
   const fs::path dir = checkpoint_dir / kTrainingStateDir;
   const TrainingStepInfo info = read_training_step(dir);
-  if (info.dp_world_size != s.world_size())
-    throw_usage("the checkpoint was written by " + std::to_string(info.dp_world_size) + " process(es), this run has " +
-                    std::to_string(s.world_size()),
-                (dir / kTrainingStepFile).string(),
-                "resume with --num_processes=" + std::to_string(info.dp_world_size) +
-                    " so that the data order continues exactly");
-  if (info.batch_size != 0 && info.batch_size != s.cfg.batch_size)
-    throw_usage("the checkpoint was trained with batch_size " + std::to_string(info.batch_size) + ", this run uses " +
-                    std::to_string(s.cfg.batch_size),
-                "--batch_size", "drop --batch_size or set it to " + std::to_string(info.batch_size));
+  // As LeRobot: another process count or batch size is allowed; the data order resumes at the
+  // epoch and offset the checkpoint's values give, no longer sample for sample.
+  if (info.dp_world_size > 0 && info.dp_world_size != s.world_size()) {
+    s.resumed_world_size = info.dp_world_size;
+    if (s.is_main())
+      LOG_WARNING << "Resuming with " << s.world_size() << " process(es) but the checkpoint was written by "
+                  << info.dp_world_size << ": the data order resumes at the right epoch and offset, but sample for "
+                  << "sample only with --num_processes=" << info.dp_world_size;
+  }
+  if (info.batch_size > 0 && info.batch_size != s.cfg.batch_size) {
+    s.resumed_batch_size = info.batch_size;
+    if (s.is_main())
+      LOG_WARNING << "Resuming with batch_size " << s.cfg.batch_size << " but the checkpoint was trained with "
+                  << info.batch_size << ": the data order resumes at the right epoch and offset, but sample for "
+                  << "sample only with --batch_size=" << info.batch_size;
+  }
   const int64_t accum = s.cfg.accelerator.gradient_accumulation.steps;
   if (info.grad_accum_steps != accum)
     throw_usage("the checkpoint was trained with " + std::to_string(info.grad_accum_steps) +

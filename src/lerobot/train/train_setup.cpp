@@ -256,6 +256,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   lo.world_size = s->group->world_size();
   lo.rank = s->group->rank();
   lo.start_step = s->start_step;
+  lo.start_batch_size = s->resumed_batch_size;
+  lo.start_world_size = s->resumed_world_size;
   lo.seed = static_cast<uint64_t>(s->seed);
   lo.drop_n_last_frames = s->cfg.policy->drop_n_last_frames();
   if (s->cfg.dataset.image_transforms.enable) {  // training augmentation (checked in validate())

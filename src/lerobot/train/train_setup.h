@@ -44,6 +44,9 @@ struct TrainSetup {
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
 
   int64_t start_step = 0;
+  // Of the checkpoint resumed from, when they differ from this run's (LeRobot warns and positions
+  // the data from the checkpoint's values); 0 otherwise.
+  int64_t resumed_batch_size = 0, resumed_world_size = 0;
   int64_t seed = 0;
   bool is_main() const { return group->rank() == 0; }
   int world_size() const { return group->world_size(); }
