@@ -57,6 +57,28 @@ void expect_per_pixel(const torch::Tensor& got, const torch::Tensor& img, F ref,
   EXPECT_LE(worst, kTol) << what;
 }
 
+// Raw tensor files exchanged with the Python side (torch.from_file / numpy tofile).
+void write_raw(const std::string& path, const torch::Tensor& t) {
+  const auto c = t.contiguous();
+  std::ofstream f(path, std::ios::binary);
+  f.write(static_cast<const char*>(c.data_ptr()), std::streamsize(c.nbytes()));
+}
+
+torch::Tensor read_raw(const std::string& path, std::vector<int64_t> shape, torch::ScalarType dtype) {
+  auto t = torch::empty(shape, dtype);
+  std::ifstream f(path, std::ios::binary);
+  f.read(static_cast<char*>(t.data_ptr()), std::streamsize(t.nbytes()));
+  EXPECT_EQ(f.gcount(), std::streamsize(t.nbytes())) << "torchvision's output is short";
+  return t;
+}
+
+// "x = torch.from_file(...)" of `img`'s shape and dtype name, for the Python side.
+std::string python_load(const std::string& path, const torch::Tensor& img, const std::string& dtype) {
+  return "x = torch.from_file(\"" + path + "\", size=" + std::to_string(img.numel()) + ", dtype=torch." + dtype + ")" +
+         ".view(" + std::to_string(img.size(0)) + ", " + std::to_string(img.size(1)) + ", " + std::to_string(img.size(2)) +
+         ")\n";
+}
+
 TEST(ImageKernels, ColorAdjustmentsMatchTorchvisionFormulas) {
   const auto img = real_frame();
   const int64_t h = img.size(1), w = img.size(2);
@@ -226,17 +248,13 @@ TEST(ImageKernels, MatchTorchvisionItselfOnTheRealFrame) {
   const auto img = real_frame();
   TempDir dir("tv_reference");
   const std::string in = (dir.path / "in.f32").string(), out = (dir.path / "out.f32").string();
-  {
-    std::ofstream f(in, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(img.data_ptr<float>()), std::streamsize(img.numel() * sizeof(float)));
-  }
+  write_raw(in, img);
   run_python(
       "import torch\n"
       "import torchvision.transforms.functional as F\n"
       "from torchvision.io import encode_jpeg, decode_image\n"
       "from torchvision.transforms import InterpolationMode\n"
-      "x = torch.from_file(\"" + in + "\", size=" + std::to_string(img.numel()) + ", dtype=torch.float32)"
-      ".view(" + std::to_string(img.size(0)) + ", " + std::to_string(img.size(1)) + ", " + std::to_string(img.size(2)) + ")\n"
+      + python_load(in, img, "float32") +
       "o = [F.adjust_brightness(x, 1.17), F.adjust_contrast(x, 0.83), F.adjust_saturation(x, 1.4),\n"
       "     F.adjust_hue(x, 0.04), F.adjust_hue(x, -0.3), F.adjust_sharpness(x, 0.5), F.adjust_sharpness(x, 1.8),\n"
       "     F.affine(x, angle=4.0, translate=[5, -3], scale=1.05, shear=[2.0, -3.0], interpolation=InterpolationMode.NEAREST)]\n"
@@ -244,12 +262,7 @@ TEST(ImageKernels, MatchTorchvisionItselfOnTheRealFrame) {
       "o += [decode_image(encode_jpeg(u, quality=q)).float() / 255 for q in (15, 50, 90)]\n"
       "torch.stack(o).contiguous().numpy().tofile(\"" + out + "\")\n");
   const int64_t n = 11;
-  auto want = torch::empty({n, img.size(0), img.size(1), img.size(2)});
-  {
-    std::ifstream f(out, std::ios::binary);
-    f.read(reinterpret_cast<char*>(want.data_ptr<float>()), std::streamsize(want.numel() * sizeof(float)));
-    ASSERT_EQ(f.gcount(), std::streamsize(want.numel() * sizeof(float))) << "torchvision's output is short";
-  }
+  const auto want = read_raw(out, {n, img.size(0), img.size(1), img.size(2)}, torch::kFloat32);
   const std::vector<std::pair<std::string, torch::Tensor>> got = {
       {"brightness", image::adjust_brightness(img, 1.17)}, {"contrast", image::adjust_contrast(img, 0.83)},
       {"saturation", image::adjust_saturation(img, 1.4)},  {"hue 0.04", image::adjust_hue(img, 0.04)},
@@ -280,10 +293,7 @@ TEST(ImageKernels, Uint8KernelsMatchTorchvisionsIntegerPath) {
   const auto img = (real_frame() * 255.0).round().to(torch::kUInt8).contiguous();
   TempDir dir("tv_uint8");
   const std::string in = (dir.path / "in.u8").string(), out = (dir.path / "out.u8").string();
-  {
-    std::ofstream f(in, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(img.data_ptr<uint8_t>()), std::streamsize(img.numel()));
-  }
+  write_raw(in, img);
   const std::string printed = run_python(
       "import torch\n"
       "try:\n"
@@ -306,20 +316,14 @@ TEST(ImageKernels, Uint8KernelsMatchTorchvisionsIntegerPath) {
       "    v = o[..., 1:-1, 1:-1]\n"
       "    v.add_(b.sub_(v), alpha=1.0 - f)\n"
       "    return o.clamp_(0, 255).to(torch.uint8)[0]\n"
-      "x = torch.from_file(\"" + in + "\", size=" + std::to_string(img.numel()) + ", dtype=torch.uint8)"
-      ".view(" + std::to_string(img.size(0)) + ", " + std::to_string(img.size(1)) + ", " + std::to_string(img.size(2)) + ")\n"
+      + python_load(in, img, "uint8") +
       "o = [F.adjust_brightness(x, 1.17), F.adjust_brightness(x, 0.83), F.adjust_contrast(x, 0.83),\n"
       "     F.adjust_contrast(x, 1.19), F.adjust_saturation(x, 1.4), F.adjust_saturation(x, 0.7),\n"
       "     hue(x, 0.04), hue(x, -0.3), sharpness(x, 0.5), sharpness(x, 1.8)]\n"
       "torch.stack(o).contiguous().numpy().tofile(\"" + out + "\")\n");
   const bool v2 = printed.rfind("v2", 0) == 0;
   const int64_t n = 10;
-  auto want = torch::empty({n, img.size(0), img.size(1), img.size(2)}, torch::kUInt8);
-  {
-    std::ifstream f(out, std::ios::binary);
-    f.read(reinterpret_cast<char*>(want.data_ptr<uint8_t>()), std::streamsize(want.numel()));
-    ASSERT_EQ(f.gcount(), std::streamsize(want.numel())) << "torchvision's output is short";
-  }
+  const auto want = read_raw(out, {n, img.size(0), img.size(1), img.size(2)}, torch::kUInt8);
   const std::vector<std::pair<std::string, torch::Tensor>> got = {
       {"brightness 1.17", image::adjust_brightness_u8(img, 1.17)}, {"brightness 0.83", image::adjust_brightness_u8(img, 0.83)},
       {"contrast 0.83", image::adjust_contrast_u8(img, 0.83)},     {"contrast 1.19", image::adjust_contrast_u8(img, 1.19)},

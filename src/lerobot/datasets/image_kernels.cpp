@@ -8,6 +8,8 @@
 #include <cmath>
 #include <vector>
 
+#include "lerobot/datasets/image_kernel_loops.h"
+
 namespace lerobot::image {
 namespace {
 
@@ -209,24 +211,11 @@ torch::Tensor adjust_sharpness(const torch::Tensor& img, double factor) {
   const int64_t h = img.size(-2), w = img.size(-1);
   if (img.numel() == 0 || h <= 2 || w <= 2) return img;
   const float keep = float(1.0 - factor), a = 1.0f / 13.0f, b = 5.0f / 13.0f;
-  return map_pixels(img, [=](const float* in, float* out, int64_t, int64_t c, int64_t hw) {
-    for (int64_t k = 0; k < c; ++k) {
-      const float* src = in + k * hw;
-      float* dst = out + k * hw;
-      std::copy(src, src + w, dst);
-      std::copy(src + (h - 1) * w, src + h * w, dst + (h - 1) * w);
-      for (int64_t y = 1; y + 1 < h; ++y) {
-        const float *up = src + (y - 1) * w, *mid = src + y * w, *dn = src + (y + 1) * w;
-        float* o = dst + y * w;
-        o[0] = mid[0];
-        o[w - 1] = mid[w - 1];
-        for (int64_t x = 1; x + 1 < w; ++x) {
-          const float ring = up[x - 1] + up[x] + up[x + 1] + mid[x - 1] + mid[x + 1] + dn[x - 1] + dn[x] + dn[x + 1];
-          const float blur = a * ring + b * mid[x];
-          o[x] = clamp01(mid[x] + keep * (blur - mid[x]));
-        }
-      }
-    }
+  return map_pixels(img, [=](const float* in, float* out, int64_t, int64_t c, int64_t) {
+    sharpen_planes(in, out, c, h, w, [=](float ring, float mid) {
+      const float blur = a * ring + b * mid;
+      return clamp01(mid + keep * (blur - mid));
+    });
   });
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "lerobot/datasets/image_kernels.h"
+#include "lerobot/datasets/image_kernel_loops.h"
 
 namespace lerobot::image {
 namespace {
@@ -110,24 +111,10 @@ torch::Tensor adjust_sharpness_u8(const torch::Tensor& img, double factor) {
   // smoothing; the border keeps its values.
   const float keep = float(1.0 - factor), a = float(1.0 / 13.0), b = float(5.0 / 13.0);
   return map_images(img, [=](const uint8_t* __restrict in, uint8_t* __restrict out, int64_t c, int64_t, int64_t) {
-    for (int64_t k = 0; k < c; ++k) {
-      const uint8_t* src = in + k * h * w;
-      uint8_t* dst = out + k * h * w;
-      std::copy(src, src + w, dst);
-      std::copy(src + (h - 1) * w, src + h * w, dst + (h - 1) * w);
-      for (int64_t y = 1; y + 1 < h; ++y) {
-        const uint8_t *up = src + (y - 1) * w, *mid = src + y * w, *dn = src + (y + 1) * w;
-        uint8_t* o = dst + y * w;
-        o[0] = mid[0];
-        o[w - 1] = mid[w - 1];
-        for (int64_t x = 1; x + 1 < w; ++x) {
-          const float ring = float(up[x - 1] + up[x] + up[x + 1] + mid[x - 1] + mid[x + 1] + dn[x - 1] + dn[x] + dn[x + 1]);
-          const float blur = round_nonneg(ring * a + float(mid[x]) * b);
-          const float v = float(mid[x]);
-          o[x] = to_u8(v + (blur - v) * keep);
-        }
-      }
-    }
+    sharpen_planes(in, out, c, h, w, [=](float ring, float mid) {
+      const float blur = round_nonneg(ring * a + mid * b);
+      return to_u8(mid + (blur - mid) * keep);
+    });
   });
 }
 

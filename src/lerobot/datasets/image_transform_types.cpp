@@ -2,6 +2,7 @@
 // LeRobot check them, parameters drawn from the same distributions, kernels in image_kernels.cpp.
 #include <torch/torch.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -106,34 +107,26 @@ class ColorJitter : public ImageTransform {
     return p;
   }
   torch::Tensor apply(const torch::Tensor& img, const TransformParams& p) const override {
-    torch::Tensor x = img;
-    for (int i = 0; i < 4; ++i) {
-      const int fn = int(p.at("fn" + std::to_string(i)));
-      auto f = p.find(kNames[fn]);
-      if (f == p.end()) continue;
-      if (fn == 0) x = image::adjust_brightness(x, f->second);
-      if (fn == 1) x = image::adjust_contrast(x, f->second);
-      if (fn == 2) x = image::adjust_saturation(x, f->second);
-      if (fn == 3) x = image::adjust_hue(x, f->second);
-    }
-    return x;
+    return run(img, p, {image::adjust_brightness, image::adjust_contrast, image::adjust_saturation, image::adjust_hue});
   }
   torch::Tensor apply_uint8(const torch::Tensor& img, const TransformParams& p) const override {
-    torch::Tensor x = img;
-    for (int i = 0; i < 4; ++i) {
-      const int fn = int(p.at("fn" + std::to_string(i)));
-      auto f = p.find(kNames[fn]);
-      if (f == p.end()) continue;
-      if (fn == 0) x = image::adjust_brightness_u8(x, f->second);
-      if (fn == 1) x = image::adjust_contrast_u8(x, f->second);
-      if (fn == 2) x = image::adjust_saturation_u8(x, f->second);
-      if (fn == 3) x = image::adjust_hue_u8(x, f->second);
-    }
-    return x;
+    return run(img, p,
+               {image::adjust_brightness_u8, image::adjust_contrast_u8, image::adjust_saturation_u8, image::adjust_hue_u8});
   }
   bool changes_uint8() const override { return true; }
 
  private:
+  using Kernel = torch::Tensor (*)(const torch::Tensor&, double);
+  // The drawn adjustments in the drawn order, with these brightness, contrast, saturation and hue kernels.
+  static torch::Tensor run(const torch::Tensor& img, const TransformParams& p, const std::array<Kernel, 4>& kernels) {
+    torch::Tensor x = img;
+    for (int i = 0; i < 4; ++i) {
+      const int fn = int(p.at("fn" + std::to_string(i)));
+      auto f = p.find(kNames[fn]);
+      if (f != p.end()) x = kernels[size_t(fn)](x, f->second);
+    }
+    return x;
+  }
   static constexpr const char* kNames[4] = {"brightness", "contrast", "saturation", "hue"};
   std::optional<Range> ranges_[4];
 };
