@@ -59,10 +59,35 @@ torch::Tensor map_images(const torch::Tensor& img, F&& fn) {
 
 }  // namespace
 
+namespace {
+
+LEROBOT_VECTOR_CLONES void scale_pixels(const uint8_t* __restrict in, uint8_t* __restrict out, int64_t n, float f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = to_u8(float(in[i]) * f);
+}
+
+LEROBOT_VECTOR_CLONES void blend_with_constant(const uint8_t* __restrict in, uint8_t* __restrict out, int64_t n,
+                                               float other, float r, float keep) {
+  for (int64_t i = 0; i < n; ++i) out[i] = blend(in[i], other, r, keep);
+}
+
+LEROBOT_VECTOR_CLONES void blend_with_luma(const uint8_t* __restrict in, uint8_t* __restrict out, int64_t hw, float r,
+                                           float keep) {
+  const uint8_t *R = in, *G = in + hw, *B = in + 2 * hw;
+  uint8_t *oR = out, *oG = out + hw, *oB = out + 2 * hw;
+  for (int64_t i = 0; i < hw; ++i) {
+    const float gray = floored_luma(R[i], G[i], B[i]);
+    oR[i] = blend(R[i], gray, r, keep);
+    oG[i] = blend(G[i], gray, r, keep);
+    oB[i] = blend(B[i], gray, r, keep);
+  }
+}
+
+}  // namespace
+
 torch::Tensor adjust_brightness_u8(const torch::Tensor& img, double factor) {
   const float f = float(factor);
-  return map_images(img, [f](const uint8_t* __restrict in, uint8_t* __restrict out, int64_t c, int64_t h, int64_t w) {
-    for (int64_t i = 0; i < c * h * w; ++i) out[i] = to_u8(float(in[i]) * f);
+  return map_images(img, [f](const uint8_t* in, uint8_t* out, int64_t c, int64_t h, int64_t w) {
+    scale_pixels(in, out, c * h * w, f);
   });
 }
 
@@ -76,19 +101,15 @@ torch::Tensor adjust_contrast_u8(const torch::Tensor& img, double factor) {
     else
       for (int64_t i = 0; i < c * hw; ++i) sum += in[i];
     const float mean = float(sum / double(c == 3 ? hw : c * hw));
-    for (int64_t i = 0; i < c * hw; ++i) out[i] = blend(in[i], mean, r, keep);
+    blend_with_constant(in, out, c * hw, mean, r, keep);
   });
 }
 
 torch::Tensor adjust_saturation_u8(const torch::Tensor& img, double factor) {
   if (img.size(-3) == 1) return img;
   const float r = float(factor), keep = float(1.0 - factor);
-  return map_images(img, [=](const uint8_t* __restrict in, uint8_t* __restrict out, int64_t, int64_t h, int64_t w) {
-    const int64_t hw = h * w;
-    for (int64_t i = 0; i < hw; ++i) {
-      const float gray = floored_luma(in[i], in[hw + i], in[2 * hw + i]);
-      for (int64_t k = 0; k < 3; ++k) out[k * hw + i] = blend(in[k * hw + i], gray, r, keep);
-    }
+  return map_images(img, [=](const uint8_t* in, uint8_t* out, int64_t, int64_t h, int64_t w) {
+    blend_with_luma(in, out, h * w, r, keep);
   });
 }
 
