@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -123,6 +124,14 @@ TEST(Metrics, DefaultTrainMeters) {
   EXPECT_EQ(t.meter("dataloading_s").reduction(), ReduceKind::kMax);
   EXPECT_EQ(t.meter("samples_per_s").name(), "smp/s");
   EXPECT_FALSE(t.has("gpu_mem_gb"));
+  // The console line in LeRobot 0.6.2's order.
+  const std::string line = t.to_string();
+  std::vector<size_t> at;
+  for (const char* name : {"loss:", "grdn:", "lr:", "data_s:", "prep_s:", "updt_s:", "step_s:", "smp/s:"}) {
+    at.push_back(line.find(name));
+    EXPECT_NE(at.back(), std::string::npos) << name << " in " << line;
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end())) << line;
   MetricsTracker c(1, 10, 1);
   add_default_train_meters(c, /*cuda=*/true);
   EXPECT_EQ(c.meter("gpu_mem_gb").name(), "mem_gb");

@@ -159,9 +159,10 @@ void add_default_train_meters(MetricsTracker& t, bool cuda) {
   t.add_meter("loss", AverageMeter("loss", ":.3f", ReduceKind::kMean));
   t.add_meter("grad_norm", AverageMeter("grdn", ":.3f"));
   t.add_meter("lr", AverageMeter("lr", ":0.1e"));
-  t.add_meter("update_s", AverageMeter("updt_s", ":.3f", ReduceKind::kMax));
+  // LeRobot 0.6.2's order (0.6.1 had updt_s first): the console line and the records follow it.
   t.add_meter("dataloading_s", AverageMeter("data_s", ":.3f", ReduceKind::kMax));
   t.add_meter("preprocessing_s", AverageMeter("prep_s", ":.3f", ReduceKind::kMax));
+  t.add_meter("update_s", AverageMeter("updt_s", ":.3f", ReduceKind::kMax));
   t.add_meter("step_s", AverageMeter("step_s", ":.3f", ReduceKind::kMax));
   t.add_meter("samples_per_s", AverageMeter("smp/s", ":.0f"));
   if (cuda) t.add_meter("gpu_mem_gb", AverageMeter("mem_gb", ":.2f", ReduceKind::kMax));
