@@ -37,8 +37,7 @@ void augment_item(DatasetItem& item, const std::vector<AugmentedCamera>& cameras
     const bool as_uint8 = cameras[c].video && x.scalar_type() == torch::kUInt8;
     // Decoded frames may be views of an (H, W, C) buffer: one contiguous copy here, so each kernel
     // below runs on planes instead of copying strided pixels again.
-    if (as_uint8) x = x.contiguous();
-    else if (x.scalar_type() == torch::kUInt8)
+    if (!as_uint8 && x.scalar_type() == torch::kUInt8)
       x = x.to(torch::kFloat32, false, false, torch::MemoryFormat::Contiguous).div_(255.0);
     else x = x.contiguous();
     TransformRng rng(mix_seed({seed, uint64_t(rank), uint64_t(step), uint64_t(position), uint64_t(c)}));
@@ -64,6 +63,7 @@ DataLoader::DataLoader(std::shared_ptr<const LeRobotDataset> dataset, DataLoader
                                       options_.rank, options_.start_step, options_.start_batch_size,
                                       options_.start_world_size);
   batches_per_epoch_ = plan_->batches_per_epoch();
+  cameras_ = augmented_cameras(*dataset_);
   pin_ = options_.pin_memory < 0 ? torch::cuda::is_available() : options_.pin_memory != 0;
   if (options_.num_workers < 0) throw_usage("num_workers must be >= 0", "--num_workers");
   activity_ = std::make_unique<Activity[]>(size_t(std::max(options_.num_workers, 0)));
@@ -93,9 +93,8 @@ DataBatch DataLoader::load(int64_t k, const std::vector<int64_t>& indices, Activ
   if (activity) activity->frame = -1;
   const int64_t step = options_.start_step + k;
   if (options_.image_transforms && options_.image_transforms->active()) {
-    const auto cameras = augmented_cameras(*dataset_);
     for (size_t j = 0; j < items.size(); ++j)
-      augment_item(items[j], cameras, *options_.image_transforms, options_.seed, options_.rank, step, int64_t(j));
+      augment_item(items[j], cameras_, *options_.image_transforms, options_.seed, options_.rank, step, int64_t(j));
   }
   DataBatch b = collate(items);
   b.indices = indices;

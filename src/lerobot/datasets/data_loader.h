@@ -104,6 +104,7 @@ class DataLoader {
   std::unique_ptr<BatchPlan> plan_;
   int64_t batches_per_epoch_ = 0;
   int64_t num_samples_ = 0;
+  std::vector<AugmentedCamera> cameras_;  // the dataset's, for augment_item
   bool pin_ = false;
 
   std::mutex mutex_;

@@ -1,6 +1,6 @@
 // Image augmentation kernels with fixed parameters, as torchvision.transforms.v2.functional defines
-// them for float images in [0, 1] of shape (..., C, H, W) (and, for the *_u8 ones, uint8 frames). The random parameters are drawn in
-// image_transforms.cpp; these functions are deterministic.
+// them for float images in [0, 1] of shape (..., C, H, W) (the *_u8 ones: for uint8 frames). The
+// random parameters are drawn in image_transforms.cpp; these functions are deterministic.
 #pragma once
 
 #include <torch/types.h>

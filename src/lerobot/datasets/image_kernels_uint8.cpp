@@ -57,10 +57,6 @@ torch::Tensor map_images(const torch::Tensor& img, F&& fn) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 LEROBOT_VECTOR_CLONES void scale_pixels(const uint8_t* __restrict in, uint8_t* __restrict out, int64_t n, float f) {
   for (int64_t i = 0; i < n; ++i) out[i] = to_u8(float(in[i]) * f);
 }
@@ -93,7 +89,7 @@ torch::Tensor adjust_brightness_u8(const torch::Tensor& img, double factor) {
 
 torch::Tensor adjust_contrast_u8(const torch::Tensor& img, double factor) {
   const float r = float(factor), keep = float(1.0 - factor);
-  return map_images(img, [=](const uint8_t* __restrict in, uint8_t* __restrict out, int64_t c, int64_t h, int64_t w) {
+  return map_images(img, [=](const uint8_t* in, uint8_t* out, int64_t c, int64_t h, int64_t w) {
     const int64_t hw = h * w;
     double sum = 0.0;  // the mean of the (floored) luma over the image
     if (c == 3)
@@ -123,15 +119,13 @@ torch::Tensor adjust_hue_u8(const torch::Tensor& img, double hue_factor) {
 }
 
 torch::Tensor adjust_sharpness_u8(const torch::Tensor& img, double factor) {
+  check_u8(img);
   const int64_t h = img.size(-2), w = img.size(-1);
-  if (img.numel() == 0 || h <= 2 || w <= 2) {
-    check_u8(img);
-    return img;
-  }
+  if (img.numel() == 0 || h <= 2 || w <= 2) return img;
   // Inner pixels: x + (1 - f) * (round(blur) - x), blur the 3x3 (1,1,1 / 1,5,1 / 1,1,1) / 13
   // smoothing; the border keeps its values.
   const float keep = float(1.0 - factor), a = float(1.0 / 13.0), b = float(5.0 / 13.0);
-  return map_images(img, [=](const uint8_t* __restrict in, uint8_t* __restrict out, int64_t c, int64_t, int64_t) {
+  return map_images(img, [=](const uint8_t* in, uint8_t* out, int64_t c, int64_t, int64_t) {
     sharpen_planes(in, out, c, h, w, [=](float ring, float mid) {
       const float blur = round_nonneg(ring * a + mid * b);
       return to_u8(mid + (blur - mid) * keep);

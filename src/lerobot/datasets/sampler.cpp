@@ -165,8 +165,9 @@ BatchPlan::BatchPlan(EpisodeAwareSampler sampler, int64_t batch_size, int64_t wo
   if (batch_size <= 0) throw_usage("batch_size must be positive", "--batch_size");
   if (world_size <= 0 || rank < 0 || rank >= world_size) throw_usage("bad rank/world size");
   if (sampler_.size() == 0) throw_data("the sampler has no frames to sample");
-  const SamplerState s = compute_sampler_state(start_step, sampler_.size(), start_batch_size > 0 ? start_batch_size : batch_size,
-                                               start_world_size > 0 ? start_world_size : world_size);
+  const SamplerState s =
+      compute_sampler_state(start_step, sampler_.size(), start_batch_size > 0 ? start_batch_size : batch_size,
+                            start_world_size > 0 ? start_world_size : world_size);
   epoch_ = s.epoch;
   start_index_ = s.start_index;
 }

@@ -28,10 +28,12 @@ std::string known_resnet_archs() {
   return out;
 }
 
-void check_resnet_arch(const std::string& name, const std::string& flag) {
-  if (!find_resnet_arch(name))
+const ResNetArch& check_resnet_arch(const std::string& name, const std::string& flag) {
+  const ResNetArch* arch = find_resnet_arch(name);
+  if (!arch)
     throw_usage("vision_backbone '" + name + "' is not a torchvision ResNet this build has", flag,
                 "use one of " + known_resnet_archs());
+  return *arch;
 }
 
 }  // namespace lerobot

@@ -22,7 +22,7 @@ const ResNetArch* find_resnet_arch(const std::string& name);
 // "resnet18, resnet34, ..." for error messages.
 std::string known_resnet_archs();
 
-// Throws a usage error naming `flag` unless `name` is one of them.
-void check_resnet_arch(const std::string& name, const std::string& flag);
+// The ResNet `name` names; a usage error naming `flag` unless it is one of them.
+const ResNetArch& check_resnet_arch(const std::string& name, const std::string& flag);
 
 }  // namespace lerobot

@@ -144,8 +144,7 @@ torch::Tensor BottleneckImpl::forward(const torch::Tensor& x) {
 }
 
 ResNetBackboneImpl::ResNetBackboneImpl(const ResNetOptions& options) : options_(options) {
-  check_resnet_arch(options.name, "policy.vision_backbone");
-  const ResNetArch& arch = *find_resnet_arch(options.name);
+  const ResNetArch& arch = check_resnet_arch(options.name, "policy.vision_backbone");
   if (options.dilate_layer4 && !arch.bottleneck)
     throw_usage("replace_final_stride_with_dilation needs a Bottleneck ResNet (resnet50/101/152); " + options.name +
                     " uses BasicBlock (torchvision refuses it too)",

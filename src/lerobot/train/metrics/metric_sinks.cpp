@@ -55,10 +55,9 @@ int64_t drop_records_after_step(const fs::path& path, int64_t step) {
   // Mapped, not read whole: a long run logging every step may pass read_file's cap.
   const MappedFile map(path);
   const std::string_view text(reinterpret_cast<const char*>(map.data()), map.size());
-  size_t prefix = 0;     // bytes before the first dropped line
-  bool cut = false;      // a line was dropped
-  std::string kept;      // every kept line, built only when one follows a dropped line
-  bool kept_after_cut = false;
+  size_t cut = std::string_view::npos;  // where the first dropped line starts
+  bool rewrite = false;                 // a kept line follows a dropped one
+  std::string kept;                     // then: every kept line
   int64_t dropped = 0;
   for (size_t begin = 0; begin < text.size();) {
     const size_t end = text.find('\n', begin);
@@ -72,20 +71,18 @@ int64_t drop_records_after_step(const fs::path& path, int64_t step) {
     }
     if (drop) {
       ++dropped;
-      if (!cut) kept.assign(text.substr(0, begin));
-      cut = true;
-    } else if (cut) {
-      kept_after_cut = true;
+      if (cut == std::string_view::npos) cut = begin;
+    } else if (cut != std::string_view::npos) {
+      if (!rewrite) kept.assign(text.substr(0, cut));
+      rewrite = true;
       kept.append(line);
-    } else {
-      prefix = end + 1;
     }
     if (torn) break;
     begin = end + 1;
   }
   if (dropped == 0) return 0;
-  if (kept_after_cut) write_file_atomic(path, kept);  // an older line after a later one: rewrite
-  else truncate_durably(path, prefix);               // the usual case: the tail goes
+  if (rewrite) write_file_atomic(path, kept);  // an older line after a later one
+  else truncate_durably(path, cut);           // the usual case: the tail goes
   return dropped;
 }
 
