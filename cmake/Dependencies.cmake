@@ -9,6 +9,8 @@ find_library(SNAPPY_LIB snappy REQUIRED)
 find_library(ZSTD_LIB zstd REQUIRED)
 find_library(ZLIB_LIB z REQUIRED)
 find_library(BOX2D_LIB box2d)
+find_library(CHIPMUNK_LIB chipmunk REQUIRED)  # envs/pusht: Chipmunk2D, the engine under pymunk (Debian libchipmunk-dev)
+find_path(CHIPMUNK_INCLUDE_DIR chipmunk/chipmunk.h REQUIRED)
 find_package(CURL REQUIRED)         # hub/: the Hugging Face Hub client (Debian libcurl4-openssl-dev)
 find_package(JPEG)                  # the JPEGCompression augmentation (Debian libjpeg-dev); left out without it
 find_package(GTest)

@@ -13,11 +13,14 @@
 # returns only a few files from $OUT: keep the logs in one archive). PHASES picks the phases
 # (default all: "build bench gpu suite"). All four do not fit one 10-minute call (H100, 2026-11-26:
 # build 220 s, benches 170 s, GPU tests and real runs 120+ s, the suite 250+ s with 8 jobs), and a
-# session has 15 device minutes. So make two calls, the second at once while the machine is warm
-# (it goes back 30 s after a call; build-cuda and /tmp/deps stay on it); the benches go last, alone
-# on the machine:
-#   OUT=$OUT DEADLINE=590 PHASES="build gpu suite" bash scripts/gpu_check.sh   # carry [".dev"]
-#   OUT=$OUT DEADLINE=230 PHASES="bench" bash scripts/gpu_check.sh
+# session has 15 device minutes in all, the machine's start included. So: one call for what #12
+# needs (the build, the GPU tests beside the real runs, then the whole suite), and the benches in a
+# second call at once while the machine is warm (it goes back 30 s after a call; build-cuda and
+# /tmp/deps stay on it) only if the status still shows time for them:
+#   OUT=$OUT DEADLINE=560 PHASES="build gpu suite" bash scripts/gpu_check.sh   # carry [".dev"], timeout_s 590
+#   OUT=$OUT DEADLINE=200 PHASES="bench" bash scripts/gpu_check.sh
+# `PREBUILD=1 bash scripts/gpu_offline/prepare.sh` makes .dev with the dependencies already built
+# (on Debian 12, ~10 min here), which saves their minute or two of device time.
 # .dev comes from scripts/gpu_offline/prepare.sh (run here, on a Debian machine with its archive).
 set -uo pipefail
 cd "$(dirname "$0")/.."

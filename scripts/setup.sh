@@ -48,6 +48,7 @@ PACKAGES=(
   libjpeg-dev                           # the JPEGCompression augmentation (libjpeg-turbo, as torchvision)
   nlohmann-json3-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libbox2d-dev iproute2
+  libchipmunk-dev                       # envs/pusht: Chipmunk2D, the physics engine under pymunk (gym_pusht)
   libcurl4-openssl-dev python3          # hub/ client; python3 runs the test Hub server (tests/hub)
   clang libclang-rt-dev                 # libFuzzer targets (scripts/fuzz.sh); default clang on Debian 12 and 13
 )

@@ -3,12 +3,15 @@
 # Run on a Debian machine whose package archive is reachable, in the project root, before building
 # on a GPU machine that has pip PyTorch but no package registry (see README.md beside this file).
 # Collects what such a machine lacks into ./.dev (git-ignored through .git/info/exclude):
-# FFmpeg, dav1d, SVT-AV1 and x264 sources (Debian's), snappy/box2d libraries and headers, gloo headers.
+# FFmpeg, dav1d, SVT-AV1 and x264 sources (Debian's), snappy/box2d/chipmunk libraries and headers, gloo headers.
 # Then copy the checkout with .dev/ there and run: bash .dev/build.sh
+# PREBUILD=1 also builds those dependencies here (Debian 12's glibc is older than the GPU machine's)
+# into .dev/deps-prebuilt.tar.gz, which build.sh unpacks instead of building them on the device.
 set -euo pipefail
 mkdir -p .dev .git/info
 grep -qx '/.dev/' .git/info/exclude 2>/dev/null || echo '/.dev/' >> .git/info/exclude
-need=(libsnappy-dev libbox2d-dev libgloo-dev dpkg-dev)
+need=(libsnappy-dev libbox2d-dev libchipmunk-dev libgloo-dev dpkg-dev)
+[ -n "${PREBUILD:-}" ] && need+=(meson ninja-build cmake)
 missing=(); for p in "${need[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
 ((${#missing[@]})) && { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
 # Debian source packages: a temporary deb-src entry built from the configured mirror.
@@ -22,8 +25,12 @@ rm -f "$src"; apt-get update -qq
 ls .dev/ffmpeg_*.orig.tar.* .dev/dav1d_*.orig.tar.* .dev/svt-av1_*.orig.tar.* .dev/x264_*.orig.tar.* >/dev/null
 rm -f .dev/*.dsc .dev/*.debian.tar.* .dev/*.asc
 L=/usr/lib/x86_64-linux-gnu; t=$(mktemp -d); mkdir -p "$t/include" "$t/lib"
-cp -a /usr/include/snappy*.h /usr/include/box2d /usr/include/gloo "$t/include/"
-cp -a $L/libsnappy.so* $L/libbox2d.so* "$t/lib/"
+cp -a /usr/include/snappy*.h /usr/include/box2d /usr/include/chipmunk /usr/include/gloo "$t/include/"
+cp -a $L/libsnappy.so* $L/libbox2d.so* $L/libchipmunk.so* "$t/lib/"
 tar czf .dev/sysdeps.tar.gz -C "$t" include lib; rm -rf "$t"
 cp -a "$(dirname "$0")"/build.sh .dev/
+if [ -n "${PREBUILD:-}" ]; then
+  rm -rf /tmp/deps; DEPS_ONLY=1 bash .dev/build.sh
+  tar czf .dev/deps-prebuilt.tar.gz -C /tmp/deps . && echo "prepare: dependencies prebuilt into .dev/deps-prebuilt.tar.gz"
+fi
 du -sh .dev; echo "prepare: done; on the GPU machine, in the project root: bash .dev/build.sh"

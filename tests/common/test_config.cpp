@@ -227,5 +227,37 @@ TEST(Config, CheckpointTrainConfigHoldsOnlyLeRobotKeysAndExtensionsComeBack) {
   fs::remove_all(dir);
 }
 
+// pusht is LeRobot's env type: train_config.json carries it with exactly LeRobot's PushtEnv keys,
+// in its dataclass order (envs/configs.py: EnvConfig's fields, then PushtEnv's), and our camera
+// size travels in the extension file.
+TEST(Config, PushtEnvIsWrittenWithLeRobotsKeysAndOursBeside) {
+  auto cfg = parse_train_config({"--policy.type=diffusion", "--dataset.root=/tmp/d", "--env.type=pusht",
+                                 "--env.image_size=64", "--env.episode_length=200"});
+  std::string tmpl = (lerobot::testing::process_temp_dir() / "cfg_pusht_XXXXXX").string();
+  const fs::path dir = mkdtemp(tmpl.data());
+  write_train_config(cfg, dir);
+  const Json env = Json::parse(read_file(dir / "train_config.json"))["env"];
+  std::vector<std::string> keys;
+  for (auto it = env.begin(); it != env.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"type", "task", "fps", "features", "features_map", "max_parallel_tasks",
+                                            "disable_env_checker", "episode_length", "obs_type", "render_mode",
+                                            "visualization_width", "visualization_height", "observation_height",
+                                            "observation_width"}));
+  EXPECT_EQ(env["task"], "PushT-v0");
+  EXPECT_EQ(env["episode_length"], 200);
+  EXPECT_EQ(env["features"]["pixels"]["shape"], Json::parse("[384, 384, 3]"));
+  EXPECT_EQ(env["features_map"]["pixels"], "observation.image");
+  const Json extensions = Json::parse(read_file(dir / kExtensionConfigFile));
+  EXPECT_EQ(extensions["env"], Json::parse(R"({"image_size": 64})"));
+
+  auto loaded = parse_train_config({"--config_path=" + dir.string()});
+  ASSERT_TRUE(loaded.env);
+  EXPECT_EQ(loaded.env->type(), "pusht");
+  EXPECT_EQ(loaded.env->image_size, 64);
+  EXPECT_EQ(loaded.env->episode_length, 200);
+  EXPECT_EQ(dump_pretty(to_json(loaded)), dump_pretty(to_json(cfg)));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace lerobot

@@ -108,6 +108,37 @@ TEST(Evaluate, MetricsMatchAHandRunEpisodeAndSeedsFollowLeRobot) {
   EXPECT_NEAR(r.pc_success, mean, 1e-9);
 }
 
+// The evaluator on gym_pusht's PushT: a constant push toward the goal, episode by episode the same
+// rewards as the env stepped by hand from the same seeds (LeRobot's start_seed + i).
+TEST(Evaluate, PushTEpisodesMatchTheEnvSteppedByHand) {
+  PushtEnvConfig cfg;
+  cfg.episode_length = 15;
+  EvalOptions o;
+  o.n_episodes = 4;
+  o.batch_size = 2;
+  o.start_seed = 1000;  // lerobot-eval's default --seed
+  o.num_threads = 2;
+  const std::vector<float> push = {256.0f, 256.0f};
+  ConstantActionSource source(push);
+  const EvalResult r = evaluate(source, cfg, o);
+  ASSERT_EQ(r.per_episode.size(), 4u);
+  double any_reward = 0;
+  for (int64_t k = 0; k < 4; ++k) {
+    auto env = make_single_env(cfg);
+    env->reset(static_cast<uint64_t>(1000 + k));
+    double sum = 0, mx = 0;
+    for (int64_t t = 0; t < cfg.episode_length && !env->done(); ++t) {
+      const StepInfo info = env->step(push.data());
+      sum += info.reward;
+      mx = std::max<double>(mx, info.reward);
+    }
+    EXPECT_NEAR(r.per_episode[k].sum_reward, sum, 1e-5) << "episode " << k;
+    EXPECT_NEAR(r.per_episode[k].max_reward, mx, 1e-6) << "episode " << k;
+    any_reward += sum;
+  }
+  EXPECT_GT(any_reward, 0.0);  // some start covers part of the goal: the comparison is not of zeros
+}
+
 TEST(Evaluate, RolloutMarksDoneCumulativelyAndForcesItAtTheLastStep) {
   auto cfg = env_cfg("reach2d");
   auto env = make_env(*cfg, 2);

@@ -1,4 +1,4 @@
-// EnvConfig (--env.type=reach2d|push2d): the built-in simulated tasks' settings.
+// EnvConfig (--env.type=reach2d|push2d|pusht): the simulated tasks' settings.
 #pragma once
 
 #include <string>
@@ -39,9 +39,51 @@ class Push2dEnvConfig : public EnvConfig {
   std::string type() const override { return "push2d"; }
 };
 
+// LeRobot's PushtEnv (gym_pusht's PushT-v0): its fields, defaults and order (train_config.json
+// carries them for Python LeRobot), then ours. As in LeRobot, observation_height/width are not
+// passed to the env (its camera is 96x96: --env.image_size here, kept in lerobot_cpp_config.json),
+// and visualization_* size LeRobot's rendered views, not the policy's input.
+class PushtEnvConfig : public EnvConfig {
+ public:
+  Json features = Json::parse(
+      R"({"action": {"type": "ACTION", "shape": [2]}, "agent_pos": {"type": "STATE", "shape": [2]},
+          "pixels": {"type": "VISUAL", "shape": [384, 384, 3]}})");
+  Json features_map = Json::parse(
+      R"({"action": "action", "agent_pos": "observation.state",
+          "environment_state": "observation.environment_state", "pixels": "observation.image"})");
+  int64_t max_parallel_tasks = 1;
+  bool disable_env_checker = true;
+  std::string obs_type = "pixels_agent_pos";
+  std::string render_mode = "rgb_array";
+  int64_t visualization_width = 384, visualization_height = 384;
+  int64_t observation_height = 384, observation_width = 384;
+  PushtEnvConfig() {
+    task = "PushT-v0";
+    episode_length = 300;
+  }
+  std::string type() const override { return "pusht"; }
+  void visit(FieldVisitor& v) override {
+    field(v, "task", task, "gym_pusht task (PushT-v0)");
+    field(v, "fps", fps, "Control frequency: PushT's physics runs 10 steps of 10 ms per action, so 10");
+    field(v, "features", features, "LeRobot's env features (recorded for Python LeRobot)");
+    field(v, "features_map", features_map, "LeRobot's env-to-policy feature names (recorded for Python LeRobot)");
+    field(v, "max_parallel_tasks", max_parallel_tasks, "LeRobot's (one task here)");
+    field(v, "disable_env_checker", disable_env_checker, "LeRobot's gym env checker switch (no checker here)");
+    field(v, "episode_length", episode_length, "Maximum steps per episode");
+    field(v, "obs_type", obs_type, "Observation: pixels_agent_pos (the camera image and the agent position)");
+    field(v, "render_mode", render_mode, "rgb_array");
+    field(v, "visualization_width", visualization_width, "Width of LeRobot's rendered views (not the policy's input)");
+    field(v, "visualization_height", visualization_height, "Height of LeRobot's rendered views (not the policy's input)");
+    field(v, "observation_height", observation_height, "Not passed to the env by LeRobot (its camera is 96x96: image_size)");
+    field(v, "observation_width", observation_width, "Not passed to the env by LeRobot (its camera is 96x96: image_size)");
+    field(v, "image_size", image_size, "Camera image height and width in pixels (gym_pusht's observation size, 96)");
+  }
+};
+
 inline void register_env_configs() {
   Registry<EnvConfig>::add("reach2d", [] { return std::make_unique<Reach2dEnvConfig>(); });
   Registry<EnvConfig>::add("push2d", [] { return std::make_unique<Push2dEnvConfig>(); });
+  Registry<EnvConfig>::add("pusht", [] { return std::make_unique<PushtEnvConfig>(); });
 }
 
 }  // namespace lerobot

@@ -83,6 +83,9 @@ void Push2dExpert::act(const Env& env, float* action) {
 std::unique_ptr<Expert> make_expert(const std::string& task) {
   if (task == "reach2d") return std::make_unique<Reach2dExpert>();
   if (task == "push2d") return std::make_unique<Push2dExpert>();
+  if (task == "PushT-v0")
+    throw_usage("PushT has no scripted expert to record demonstrations with", "--env.type=pusht",
+                "train on LeRobot's human demonstrations instead: --dataset.repo_id=lerobot/pusht");
   throw_usage("no scripted expert for task '" + task + "'", "--env.type",
               "use one of: reach2d, push2d");
 }

@@ -226,11 +226,15 @@ void write_train_config(TrainPipelineConfig& cfg, const fs::path& dir) {
   }
   // draccus refuses a choice type it has no class for, so an env type Python LeRobot lacks (our
   // simulated reach2d/push2d) travels in the extension file and train_config.json says null
-  // (TrainPipelineConfig.env is optional).
+  // (TrainPipelineConfig.env is optional). A type LeRobot has (pusht) is written with its keys.
   static const std::set<std::string> lerobot_env_types = {"aloha", "pusht", "xarm", "libero", "metaworld"};
   if (Json& env = lerobot["env"]; env.is_object() && !lerobot_env_types.count(env.value("type", ""))) {
     extensions["env"] = env;
     env = nullptr;
+  } else if (env.is_object() && env.contains("image_size")) {
+    // A LeRobot env type (pusht): its own keys stay, our camera size goes beside them.
+    extensions["env"]["image_size"] = env["image_size"];
+    env.erase("image_size");
   }
   // LeRobot's checkpoint_path: the checkpoint this (resumed) run continued, null for a fresh run.
   Json resumed = nullptr;

@@ -1,0 +1,243 @@
+// pusht: the physics of gym_pusht's PushTEnv on Chipmunk2D (the engine pymunk wraps), built with
+// the same calls in the same order (so shape ids, contact order and every float are pymunk's), the
+// reset draws and the coverage reward. The camera is in pusht_draw.cpp.
+#include "lerobot/envs/pusht.h"
+
+#include <chipmunk/chipmunk.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "lerobot/common/error.h"
+#include "lerobot/envs/convex_overlap.h"
+#include "lerobot/envs/cv_resize.h"
+#include "lerobot/envs/numpy_random.h"
+#include "lerobot/envs/pusht_draw.h"
+
+namespace lerobot {
+
+namespace {
+constexpr double kPi = 3.141592653589793;  // np.pi
+const std::array<double, 3> kGoalPose = {256.0, 256.0, kPi / 4};
+
+// The goal T's pose as gym_pusht's get_goal_pose_body builds it (a body with its centre of gravity
+// at its origin), used for its local-to-world transform only.
+struct GoalBody {
+  cpBody* body;
+  GoalBody() : body(cpBodyNew(1.0, cpMomentForBox(1.0, 50.0, 100.0))) {
+    cpBodySetPosition(body, cpv(kGoalPose[0], kGoalPose[1]));
+    cpBodySetAngle(body, kGoalPose[2]);
+  }
+  ~GoalBody() { cpBodyFree(body); }
+  GoalBody(const GoalBody&) = delete;
+  GoalBody& operator=(const GoalBody&) = delete;
+};
+
+// Debian's libchipmunk is a debug build: its first cpSpaceNew prints a two-line banner to stdout.
+// The first space is made once here with stdout pointed at /dev/null, before any env exists.
+void create_first_space_quietly() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::fflush(stdout);
+    const int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved >= 0 && null >= 0) dup2(null, STDOUT_FILENO);
+    cpSpaceFree(cpSpaceNew());
+    std::fflush(stdout);
+    if (saved >= 0 && null >= 0) dup2(saved, STDOUT_FILENO);
+    if (null >= 0) close(null);
+    if (saved >= 0) close(saved);
+  });
+}
+
+std::vector<Point2d> world_polygon(const cpBody* body, const cpShape* shape) {
+  std::vector<Point2d> out;
+  for (int i = 0, n = cpPolyShapeGetCount(shape); i < n; ++i) {
+    const cpVect w = cpBodyLocalToWorld(body, cpPolyShapeGetVert(shape, i));
+    out.push_back({w.x, w.y});
+  }
+  return out;
+}
+}  // namespace
+
+PushTEnv::PushTEnv(EnvSpec spec) : spec_(std::move(spec)) {
+  if (spec_.image_size < 16 || spec_.image_size > 4096)
+    throw_usage("image_size " + std::to_string(spec_.image_size) + " is out of range", "--env.image_size",
+                "use 96 (gym_pusht's observation size) or a size between 16 and 4096");
+  if (spec_.fps != 10)
+    throw_usage("PushT steps its physics 10 times per action at 100 Hz, so it runs at 10 fps, not " +
+                    std::to_string(spec_.fps),
+                "--env.fps", "leave --env.fps at 10");
+  spec_.action_low = 0.0f;
+  spec_.action_high = static_cast<float>(kWorld);
+  create_first_space_quietly();
+  reset(0);
+}
+
+PushTEnv::~PushTEnv() { teardown(); }
+
+void PushTEnv::teardown() {
+  if (!space_) return;
+  cpSpaceFree(space_);
+  for (cpShape* s : shapes_) cpShapeFree(s);
+  cpBodyFree(agent_);
+  cpBodyFree(block_);
+  shapes_.clear();
+  space_ = nullptr;
+  agent_ = block_ = nullptr;
+}
+
+// gym_pusht's _setup: walls, agent and T added exactly as pymunk adds them (Space.add adds the
+// bodies first, then the shapes, in argument order).
+void PushTEnv::setup() {
+  teardown();
+  space_ = cpSpaceNew();
+  cpSpaceSetGravity(space_, cpv(0.0, 0.0));
+  cpSpaceSetDamping(space_, 0.0);  // pymunk's damping 0: a body keeps no velocity between steps
+  cpBody* ground = cpSpaceGetStaticBody(space_);
+  const cpVect walls[4][2] = {{{5, 506}, {5, 5}}, {{5, 5}, {506, 5}}, {{506, 5}, {506, 506}}, {{5, 506}, {506, 506}}};
+  for (const auto& w : walls) {
+    cpShape* s = cpSegmentShapeNew(ground, w[0], w[1], 2.0);
+    cpShapeSetUserData(s, reinterpret_cast<cpDataPointer>(static_cast<intptr_t>(PushTPart::kWall)));
+    shapes_.push_back(s);
+  }
+  for (size_t i = 0; i < 4; ++i) cpSpaceAddShape(space_, shapes_[i]);
+
+  agent_ = cpBodyNewKinematic();
+  cpBodySetPosition(agent_, cpv(256.0, 400.0));
+  cpShape* disc = cpCircleShapeNew(agent_, 15.0, cpvzero);
+  cpShapeSetUserData(disc, reinterpret_cast<cpDataPointer>(static_cast<intptr_t>(PushTPart::kAgent)));
+  shapes_.push_back(disc);
+  cpSpaceAddBody(space_, agent_);
+  cpSpaceAddShape(space_, disc);
+
+  // add_tee(scale=30, length=4): a 120x30 bar and a 30x90 stem. Its moment of inertia counts the
+  // bar twice, as gym_pusht computes it.
+  const double scale = 30.0, length = 4.0;
+  const cpVect bar[4] = {{-length * scale / 2, scale}, {length * scale / 2, scale}, {length * scale / 2, 0}, {-length * scale / 2, 0}};
+  const cpVect stem[4] = {{-scale / 2, scale}, {-scale / 2, length * scale}, {scale / 2, length * scale}, {scale / 2, scale}};
+  const double inertia = cpMomentForPoly(1.0, 4, bar, cpvzero, 0.0) + cpMomentForPoly(1.0, 4, bar, cpvzero, 0.0);
+  block_ = cpBodyNew(1.0, inertia);
+  tee_[0] = cpPolyShapeNew(block_, 4, bar, cpTransformIdentity, 0.0);
+  tee_[1] = cpPolyShapeNew(block_, 4, stem, cpTransformIdentity, 0.0);
+  for (cpShape* s : tee_) {
+    cpShapeSetUserData(s, reinterpret_cast<cpDataPointer>(static_cast<intptr_t>(PushTPart::kBlock)));
+    shapes_.push_back(s);
+  }
+  const cpVect c0 = cpShapeGetCenterOfGravity(tee_[0]), c1 = cpShapeGetCenterOfGravity(tee_[1]);
+  cpBodySetCenterOfGravity(block_, cpv((c0.x + c1.x) / 2, (c0.y + c1.y) / 2));
+  cpBodySetAngle(block_, 0.0);
+  cpBodySetPosition(block_, cpv(256.0, 300.0));
+  cpSpaceAddBody(space_, block_);
+  cpSpaceAddShape(space_, tee_[0]);
+  cpSpaceAddShape(space_, tee_[1]);
+}
+
+void PushTEnv::reset_to_state(const std::array<double, 5>& state) {
+  begin_episode();
+  setup();
+  // gym_pusht's _set_state: the block's position is set before its angle (legacy order: the angle
+  // then turns the T about its centre of gravity), then one physics step.
+  cpBodySetPosition(agent_, cpv(state[0], state[1]));
+  cpBodySetPosition(block_, cpv(state[2], state[3]));
+  cpBodySetAngle(block_, state[4]);
+  cpSpaceStep(space_, kDt);
+}
+
+void PushTEnv::reset(uint64_t seed) {
+  if (seed > 0xFFFFFFFFull)
+    throw_usage("PushT seeds numpy's RandomState, which takes seeds below 2^32; got " + std::to_string(seed),
+                "--seed", "use a seed below 4294967296");
+  NumpyRandomState rs(static_cast<uint32_t>(seed));
+  std::array<double, 5> state{};
+  state[0] = static_cast<double>(rs.randint(50, 450));
+  state[1] = static_cast<double>(rs.randint(50, 450));
+  state[2] = static_cast<double>(rs.randint(100, 400));
+  state[3] = static_cast<double>(rs.randint(100, 400));
+  state[4] = rs.randn() * 2 * kPi - kPi;
+  reset_to_state(state);
+}
+
+StepInfo PushTEnv::step(const float* action) {
+  if (done()) {
+    StepInfo repeat = last_;
+    repeat.reward = 0.0f;
+    return repeat;
+  }
+  // Chipmunk (a debug build in Debian) aborts the process on a non-finite velocity.
+  if (!std::isfinite(action[0]) || !std::isfinite(action[1]))
+    throw_runtime("the policy returned a non-finite PushT action (" + std::to_string(action[0]) + ", " +
+                      std::to_string(action[1]) + ") at step " + std::to_string(steps_),
+                  "--env.type=pusht", "check the policy's output (a NaN loss during training leaves NaN weights)");
+  // The PD controller in double precision, term by term as numpy evaluates
+  // k_p * (action - position) + k_v * (0 - velocity), then velocity += acceleration * dt.
+  const double ax = static_cast<double>(action[0]), ay = static_cast<double>(action[1]);
+  const int substeps = static_cast<int>(1.0 / (kDt * static_cast<double>(spec_.fps)));
+  for (int i = 0; i < substeps; ++i) {
+    const cpVect p = cpBodyGetPosition(agent_), v = cpBodyGetVelocity(agent_);
+    const double acc_x = kKp * (ax - p.x) + kKv * (0.0 - v.x);
+    const double acc_y = kKp * (ay - p.y) + kKv * (0.0 - v.y);
+    cpBodySetVelocity(agent_, cpv(v.x + acc_x * kDt, v.y + acc_y * kDt));
+    cpSpaceStep(space_, kDt);
+  }
+  const double cov = coverage();
+  const bool success = cov > kSuccessThreshold;
+  double reward = cov / kSuccessThreshold;
+  reward = reward < 0.0 ? 0.0 : (reward > 1.0 ? 1.0 : reward);
+  return finish_step(success, static_cast<float>(reward));
+}
+
+double PushTEnv::coverage() const {
+  // shapely's MultiPolygon intersection area: the boxes of each T do not overlap, so the overlap
+  // of the two Ts is the sum of the overlaps of their boxes, pair by pair.
+  GoalBody goal;
+  double overlap = 0.0, goal_area = 0.0;
+  for (const cpShape* g : tee_) {
+    const auto gp = world_polygon(goal.body, g);
+    goal_area += polygon_area(gp);
+    for (const cpShape* b : tee_) overlap += convex_overlap_area(gp, world_polygon(block_, b));
+  }
+  return overlap / goal_area;
+}
+
+void PushTEnv::render(uint8_t* rgb) const {
+  const std::vector<uint8_t> surface = draw_surface();
+  const int s = static_cast<int>(spec_.image_size);
+  cv_resize_linear_u8(surface.data(), kWorld, kWorld, 3, rgb, s, s);
+}
+
+std::vector<uint8_t> PushTEnv::draw_surface() const {
+  std::vector<uint8_t> rgb(static_cast<size_t>(kWorld) * kWorld * 3);
+  GoalBody goal;
+  std::vector<std::vector<Point2d>> goal_tee;
+  for (const cpShape* g : tee_) goal_tee.push_back(world_polygon(goal.body, g));
+  draw_pusht_surface(space_, goal_tee, rgb.data(), kWorld);
+  return rgb;
+}
+
+void PushTEnv::get_state(float* state) const {
+  const cpVect p = cpBodyGetPosition(agent_);
+  state[0] = static_cast<float>(p.x);
+  state[1] = static_cast<float>(p.y);
+}
+
+std::array<double, 2> PushTEnv::agent_position() const {
+  const cpVect p = cpBodyGetPosition(agent_);
+  return {p.x, p.y};
+}
+
+std::array<double, 2> PushTEnv::agent_velocity() const {
+  const cpVect v = cpBodyGetVelocity(agent_);
+  return {v.x, v.y};
+}
+
+std::array<double, 3> PushTEnv::block_pose() const {
+  const cpVect p = cpBodyGetPosition(block_);
+  return {p.x, p.y, cpBodyGetAngle(block_)};
+}
+
+}  // namespace lerobot

@@ -1,0 +1,187 @@
+// The PushT port against the real gym_pusht: episodes recorded from it (scripts/pusht_reference/
+// gym_pusht_reference.py: pymunk 6.11.1, pygame, OpenCV, shapely, numpy) replayed action by action.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lerobot/common/error.h"
+#include "lerobot/envs/env_config.h"
+#include "lerobot/envs/make_env.h"
+#include "lerobot/envs/pusht.h"
+
+namespace lerobot {
+namespace {
+
+const std::string kData = std::string(LEROBOT_SOURCE_DIR) + "/tests/envs/data/";
+
+nlohmann::json load_reference() {
+  std::ifstream f(kData + "pusht_reference.json");
+  EXPECT_TRUE(f.good()) << "missing " << kData << "pusht_reference.json";
+  return nlohmann::json::parse(f);
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<uint8_t> inflate(const std::string& blob, size_t offset, size_t size, size_t out_size) {
+  std::vector<uint8_t> out(out_size);
+  uLongf n = out_size;
+  const int rc = uncompress(out.data(), &n, reinterpret_cast<const Bytef*>(blob.data() + offset), size);
+  EXPECT_EQ(rc, Z_OK);
+  EXPECT_EQ(n, out_size);
+  return out;
+}
+
+std::unique_ptr<PushTEnv> make_pusht() {
+  PushtEnvConfig cfg;
+  auto env = make_single_env(cfg);
+  auto* pusht = dynamic_cast<PushTEnv*>(env.get());
+  EXPECT_NE(pusht, nullptr);
+  env.release();
+  return std::unique_ptr<PushTEnv>(pusht);
+}
+
+double max_abs_diff(const nlohmann::json& want, const double* got, size_t n) {
+  double m = 0.0;
+  for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(want.at(i).get<double>() - got[i]));
+  return m;
+}
+
+TEST(PushT, ResetDrawsNumpysStartState) {
+  const auto ref = load_reference();
+  auto env = make_pusht();
+  for (const auto& [seed, want] : ref.at("resets").items()) {
+    env->reset(std::stoull(seed));
+    const auto agent = env->agent_position();
+    const auto block = env->block_pose();
+    EXPECT_EQ(max_abs_diff(want.at("agent_pos"), agent.data(), 2), 0.0) << "seed " << seed;
+    EXPECT_LE(max_abs_diff(want.at("block_pose"), block.data(), 3), 1e-9) << "seed " << seed;
+  }
+}
+
+TEST(PushT, EpisodesMatchGymPushtStepByStep) {
+  const auto ref = load_reference();
+  const std::string blob = read_bytes(kData + "pusht_reference.bin");
+  const int64_t s = ref.at("image_size").get<int64_t>();
+  const size_t frame_size = static_cast<size_t>(s * s * 3);
+  auto env = make_pusht();
+  size_t offset = 0;
+  int episodes = 0, successes = 0;
+  double worst_state = 0.0, worst_coverage = 0.0;
+  int64_t frames = 0, frames_differing = 0, worst_pixels = 0;
+  for (const auto& ep : ref.at("episodes")) {
+    const auto& reset = ep.at("reset");
+    if (reset.contains("seed")) {
+      env->reset(reset.at("seed").get<uint64_t>());
+    } else {
+      const auto st = reset.at("options").at("reset_to_state").get<std::vector<double>>();
+      env->reset_to_state({st[0], st[1], st[2], st[3], st[4]});
+    }
+    const auto& steps = ep.at("steps");
+    const auto& sizes = ep.at("frame_bytes");
+    std::vector<uint8_t> image(frame_size);
+    for (size_t t = 0; t < steps.size(); ++t) {
+      const auto& want = steps[t];
+      const std::string where = reset.dump() + " step " + std::to_string(t);
+      if (t > 0) {
+        const float action[2] = {want.at("action")[0].get<float>(), want.at("action")[1].get<float>()};
+        const StepInfo info = env->step(action);
+        EXPECT_EQ(info.is_success, want.at("is_success").get<bool>()) << where;
+        EXPECT_EQ(info.terminated, want.at("terminated").get<bool>()) << where;
+        EXPECT_NEAR(info.reward, want.at("reward").get<double>(), 1e-6) << where;
+        const double cov_diff = std::fabs(env->coverage() - want.at("coverage").get<double>());
+        worst_coverage = std::max(worst_coverage, cov_diff);
+        EXPECT_LE(cov_diff, 1e-9) << where;
+        successes += info.is_success;
+      }
+      const auto agent = env->agent_position();
+      const auto vel = env->agent_velocity();
+      const auto block = env->block_pose();
+      const double d = std::max({max_abs_diff(want.at("agent_pos"), agent.data(), 2),
+                                 max_abs_diff(want.at("vel_agent"), vel.data(), 2),
+                                 max_abs_diff(want.at("block_pose"), block.data(), 3)});
+      worst_state = std::max(worst_state, d);
+      EXPECT_LE(d, 1e-9) << where;
+      float state[2];
+      env->get_state(state);
+      EXPECT_EQ(state[0], static_cast<float>(agent[0])) << where;
+
+      const size_t n = sizes.at(t).get<size_t>();
+      const auto want_image = inflate(blob, offset, n, frame_size);
+      offset += n;
+      env->render(image.data());
+      int64_t differing = 0;
+      for (size_t i = 0; i < frame_size; i += 3)
+        differing += image[i] != want_image[i] || image[i + 1] != want_image[i + 1] || image[i + 2] != want_image[i + 2];
+      ++frames;
+      frames_differing += differing > 0;
+      worst_pixels = std::max(worst_pixels, differing);
+      EXPECT_EQ(differing, 0) << where << ": pixels differ from gym_pusht's camera";
+    }
+    ++episodes;
+  }
+  EXPECT_EQ(offset, blob.size());
+  std::cout << episodes << " episodes, " << frames << " frames; largest state difference " << worst_state
+            << ", coverage " << worst_coverage << "; frames with other pixels " << frames_differing
+            << " (at most " << worst_pixels << " pixels)\n";
+  EXPECT_EQ(episodes, 8);
+  EXPECT_EQ(successes, 1);  // the T set on the goal
+}
+
+TEST(PushT, IsLeRobotsPushtEnvConfig) {
+  PushtEnvConfig cfg;
+  EXPECT_EQ(cfg.type(), "pusht");
+  EXPECT_EQ(cfg.task, "PushT-v0");
+  EXPECT_EQ(cfg.episode_length, 300);
+  EXPECT_EQ(cfg.fps, 10);
+  EXPECT_EQ(cfg.image_size, 96);
+  auto env = make_single_env(cfg);
+  const EnvSpec& spec = env->spec();
+  EXPECT_EQ(spec.image_key, "observation.image");
+  EXPECT_EQ(spec.state_key, "observation.state");
+  EXPECT_EQ(spec.action_high, 512.0f);
+  EXPECT_EQ(spec.episode_length, 300);
+}
+
+TEST(PushT, RefusesWhatThePortDoesNotDo) {
+  PushtEnvConfig keypoints;
+  keypoints.obs_type = "environment_state_agent_pos";
+  try {
+    make_single_env(keypoints);
+    FAIL() << "obs_type environment_state_agent_pos was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_EQ(e.where(), "--env.obs_type") << e.what();
+  }
+  auto env = make_pusht();
+  try {
+    env->reset(uint64_t{1} << 32);
+    FAIL() << "a seed numpy's RandomState refuses was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_EQ(e.where(), "--seed") << e.what();
+  }
+  // A NaN action is an error naming it, not an abort inside Chipmunk's sanity checks.
+  env->reset(0);
+  const float nan_action[2] = {std::nanf(""), 100.0f};
+  try {
+    env->step(nan_action);
+    FAIL() << "a NaN action was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
+    EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lerobot
