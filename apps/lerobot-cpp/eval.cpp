@@ -22,7 +22,7 @@
 namespace lerobot::app {
 namespace {
 
-const char* kEvalUsage = R"(usage: lerobot-cpp eval --policy.path=DIR --env.type=reach2d|push2d [--flag=value ...]
+const char* kEvalUsage = R"(usage: lerobot-cpp eval --policy.path=DIR --env.type=reach2d|push2d|pusht [--flag=value ...]
 
 Evaluates a pretrained policy (a .../checkpoints/<step>/pretrained_model directory) in a built-in
 simulated task, like lerobot-eval: episode k uses env seed --seed + k; writes

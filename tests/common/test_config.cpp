@@ -175,7 +175,7 @@ TEST(Config, HelpListsEveryFlagWithDefault) {
   const std::string help = os.str();
   for (const char* flag : {"--batch_size=<int>", "--dataset.root=", "--policy.chunk_size=<int>", "--policy.kl_weight",
                            "--optimizer.betas", "--accelerator.gradient_accumulation.steps", "--scheduler.num_warmup_steps",
-                           "--env.type={push2d,reach2d}"})
+                           "--env.type={push2d,pusht,reach2d}"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   EXPECT_NE(help.find("(default: 8)"), std::string::npos);
   // Every reachable flag of a fully chosen config appears in the help text.

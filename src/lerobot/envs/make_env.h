@@ -1,4 +1,4 @@
-// make_env: the built-in tasks from an EnvConfig (--env.type=reach2d|push2d).
+// make_env: the simulated tasks from an EnvConfig (--env.type=reach2d|push2d|pusht).
 #pragma once
 
 #include <memory>

@@ -18,7 +18,7 @@ void EvalRunConfig::validate() const {
 }
 
 void EvalPipelineConfig::visit(FieldVisitor& v) {
-  field(v, "env", env, "Simulated task to evaluate in (reach2d, push2d)");
+  field(v, "env", env, "Simulated task to evaluate in (reach2d, push2d, pusht)");
   field(v, "eval", eval, "Evaluation settings");
   field(v, "policy", policy, "Policy: pass --policy.path=<pretrained_model dir>; --policy.device=cpu|cuda");
   field(v, "output_dir", output_dir, "Output directory (default outputs/eval/<date>/<time>_<env>_<policy>)");
