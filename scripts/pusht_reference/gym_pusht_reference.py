@@ -15,6 +15,7 @@ Each episode: a reset (a seed, or reset_to_state), then float32 actions from a s
 drives the agent into the T, so contacts (and their drawn collision points) happen. Recorded after
 the reset and after every step: agent position and velocity, block pose, reward, coverage,
 is_success, terminated, and the 96x96 camera image (zlib-compressed, concatenated in the .bin).
+Two more episodes observe the T's keypoints instead (obs_type environment_state_agent_pos).
 """
 import json
 import os
@@ -88,6 +89,20 @@ def main():
         blobs.extend(frames)
         last = steps[-1]
         print(case, "steps", len(steps) - 1, "coverage", round(last["coverage"], 4), "success", last["is_success"])
+    # obs_type environment_state_agent_pos: the T's keypoints after each push.
+    kenv = PushTEnv(obs_type="environment_state_agent_pos")
+    keypoint_episodes = []
+    for seed in (5, 77):
+        obs, info = kenv.reset(seed=seed)
+        steps = [{"action": None, "environment_state": [float(v) for v in obs["environment_state"]],
+                  "agent_pos": [float(v) for v in obs["agent_pos"]]}]
+        for t in range(20):
+            action = pusher(obs, info, t)
+            obs, _, _, _, info = kenv.step(action)
+            steps.append({"action": [float(a) for a in action],
+                          "environment_state": [float(v) for v in obs["environment_state"]],
+                          "agent_pos": [float(v) for v in obs["agent_pos"]]})
+        keypoint_episodes.append({"seed": seed, "steps": steps})
     # The reset draws of numpy's RandomState for a few more seeds (states only).
     resets = {}
     for s in (2, 3, 7, 123456789, 2**31, 2**32 - 2):
@@ -95,7 +110,7 @@ def main():
         resets[str(s)] = {"agent_pos": [float(v) for v in obs["agent_pos"]],
                           "block_pose": [float(v) for v in info["block_pose"]]}
     with open(os.path.join(OUT, "pusht_reference.json"), "w") as f:
-        json.dump({"image_size": 96, "episodes": episodes, "resets": resets}, f, indent=None, separators=(",", ":"))
+        json.dump({"image_size": 96, "episodes": episodes, "keypoint_episodes": keypoint_episodes, "resets": resets}, f, indent=None, separators=(",", ":"))
     with open(os.path.join(OUT, "pusht_reference.bin"), "wb") as f:
         for b in blobs:
             f.write(b)

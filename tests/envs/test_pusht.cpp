@@ -138,6 +138,38 @@ TEST(PushT, EpisodesMatchGymPushtStepByStep) {
   EXPECT_EQ(successes, 1);  // the T set on the goal
 }
 
+// obs_type environment_state_agent_pos: the T's keypoints as gym_pusht computes them, observed
+// (as LeRobot's observation.environment_state) in place of the image.
+TEST(PushT, KeypointObservationsMatchGymPusht) {
+  const auto ref = load_reference();
+  PushtEnvConfig cfg;
+  cfg.obs_type = "environment_state_agent_pos";
+  auto venv = make_env(cfg, 1);
+  const EnvSpec& spec = venv->spec();
+  EXPECT_FALSE(spec.image_observed);
+  ASSERT_EQ(spec.env_state_dim, 16);
+  auto& env = dynamic_cast<PushTEnv&>(venv->env(0));
+  int steps_checked = 0;
+  double worst = 0.0;
+  for (const auto& ep : ref.at("keypoint_episodes")) {
+    venv->reset({ep.at("seed").get<uint64_t>()});
+    for (const auto& want : ep.at("steps")) {
+      if (!want.at("action").is_null()) {
+        const std::vector<float> action = {want.at("action")[0].get<float>(), want.at("action")[1].get<float>()};
+        venv->step(action);
+      }
+      const auto kp = env.keypoints();
+      const double d = max_abs_diff(want.at("environment_state"), kp.data(), 16);
+      worst = std::max(worst, d);
+      EXPECT_LE(d, 1e-9) << "seed " << ep.at("seed") << " step " << steps_checked;
+      for (size_t i = 0; i < 16; ++i) EXPECT_EQ(venv->env_states()[i], static_cast<float>(kp[i]));
+      ++steps_checked;
+    }
+  }
+  std::cout << steps_checked << " keypoint observations, largest difference " << worst << "\n";
+  EXPECT_EQ(steps_checked, 42);
+}
+
 TEST(PushT, IsLeRobotsPushtEnvConfig) {
   PushtEnvConfig cfg;
   EXPECT_EQ(cfg.type(), "pusht");
@@ -154,11 +186,11 @@ TEST(PushT, IsLeRobotsPushtEnvConfig) {
 }
 
 TEST(PushT, RefusesWhatThePortDoesNotDo) {
-  PushtEnvConfig keypoints;
-  keypoints.obs_type = "environment_state_agent_pos";
+  PushtEnvConfig state_only;
+  state_only.obs_type = "state";
   try {
-    make_single_env(keypoints);
-    FAIL() << "obs_type environment_state_agent_pos was accepted";
+    make_single_env(state_only);
+    FAIL() << "obs_type state was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUsage);
     EXPECT_EQ(e.where(), "--env.obs_type") << e.what();

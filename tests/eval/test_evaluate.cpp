@@ -8,6 +8,7 @@
 #include "lerobot/common/config/json.h"
 #include "lerobot/envs/experts.h"
 #include "lerobot/envs/make_env.h"
+#include "lerobot/envs/pusht.h"
 #include "lerobot/eval/evaluate.h"
 #include "lerobot/eval/rollout.h"
 #include "lerobot/io/video/video_decoder.h"
@@ -137,6 +138,40 @@ TEST(Evaluate, PushTEpisodesMatchTheEnvSteppedByHand) {
     any_reward += sum;
   }
   EXPECT_GT(any_reward, 0.0);  // some start covers part of the goal: the comparison is not of zeros
+}
+
+// With PushT's keypoint observations the policy gets observation.environment_state (16 floats, the
+// env's keypoints) and observation.state, and no image.
+TEST(Evaluate, PushTKeypointObservationsReachThePolicy) {
+  PushtEnvConfig cfg;
+  cfg.obs_type = "environment_state_agent_pos";
+  cfg.episode_length = 3;
+  auto env = make_env(cfg, 2);
+  struct Spy : ActionSource {
+    void reset(int64_t) override {}
+    torch::Tensor act(const RolloutObservation& obs) override {
+      keys.clear();
+      for (const auto& kv : obs.batch) keys.push_back(kv.first);
+      const torch::Tensor env_state = obs.batch.at("observation.environment_state");
+      shape = env_state.sizes().vec();
+      for (int64_t i = 0; i < obs.env->num_envs(); ++i) {
+        const auto kp = dynamic_cast<const PushTEnv&>(obs.env->env(i)).keypoints();
+        for (int64_t k = 0; k < 16; ++k) mismatches += env_state[i][k].item<float>() != static_cast<float>(kp[k]);
+      }
+      ++calls;
+      return torch::full({obs.env->num_envs(), 2}, 256.0f);
+    }
+    std::vector<std::string> keys;
+    std::vector<int64_t> shape;
+    int calls = 0, mismatches = 0;
+  } spy;
+  RolloutOptions ro;
+  rollout(*env, spy, {7, 8}, ro);
+  std::sort(spy.keys.begin(), spy.keys.end());
+  EXPECT_EQ(spy.keys, (std::vector<std::string>{"observation.environment_state", "observation.state"}));
+  EXPECT_EQ(spy.shape, (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(spy.calls, 3);
+  EXPECT_EQ(spy.mismatches, 0);
 }
 
 TEST(Evaluate, RolloutMarksDoneCumulativelyAndForcesItAtTheLastStep) {

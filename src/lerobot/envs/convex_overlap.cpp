@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "lerobot/envs/exact_float.h"
+
 namespace lerobot {
 
 namespace {

@@ -28,13 +28,10 @@ std::unique_ptr<Env> make_single_env(const EnvConfig& cfg) {
   if (s.task == "push2d") return std::make_unique<Push2dEnv>(s);
   if (s.task == "PushT-v0") {
     const auto* pusht = dynamic_cast<const PushtEnvConfig*>(&cfg);
-    if (pusht && pusht->obs_type != "pixels_agent_pos")
-      throw_usage("obs_type '" + pusht->obs_type + "' is not supported: the PushT port observes the camera and the agent position",
-                  "--env.obs_type", "use --env.obs_type=pixels_agent_pos (LeRobot's default)");
     if (pusht && pusht->render_mode != "rgb_array")
       throw_usage("render_mode '" + pusht->render_mode + "' is not supported (no window)", "--env.render_mode",
                   "use --env.render_mode=rgb_array");
-    return std::make_unique<PushTEnv>(s);
+    return std::make_unique<PushTEnv>(s, pusht ? pusht->obs_type : "pixels_agent_pos");
   }
   throw_usage("unknown env task '" + s.task + "'", "--env.type / --env.task",
               "use --env.type=reach2d, push2d or pusht (task PushT-v0)");

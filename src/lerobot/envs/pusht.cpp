@@ -15,6 +15,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/envs/convex_overlap.h"
+#include "lerobot/envs/exact_float.h"
 #include "lerobot/envs/cv_resize.h"
 #include "lerobot/envs/numpy_random.h"
 #include "lerobot/envs/pusht_draw.h"
@@ -64,7 +65,14 @@ std::vector<Point2d> world_polygon(const cpBody* body, const cpShape* shape) {
 }
 }  // namespace
 
-PushTEnv::PushTEnv(EnvSpec spec) : spec_(std::move(spec)) {
+PushTEnv::PushTEnv(EnvSpec spec, const std::string& obs_type) : spec_(std::move(spec)) {
+  if (obs_type == "environment_state_agent_pos") {
+    spec_.image_observed = false;
+    spec_.env_state_dim = 16;
+  } else if (obs_type != "pixels_agent_pos") {
+    throw_usage("obs_type '" + obs_type + "' is not supported: the PushT port observes the camera or the T's keypoints, with the agent position",
+                "--env.obs_type", "use --env.obs_type=pixels_agent_pos (LeRobot's default) or environment_state_agent_pos");
+  }
   if (spec_.image_size < 16 || spec_.image_size > 4096)
     throw_usage("image_size " + std::to_string(spec_.image_size) + " is out of range", "--env.image_size",
                 "use 96 (gym_pusht's observation size) or a size between 16 and 4096");
@@ -223,6 +231,26 @@ void PushTEnv::get_state(float* state) const {
   const cpVect p = cpBodyGetPosition(agent_);
   state[0] = static_cast<float>(p.x);
   state[1] = static_cast<float>(p.y);
+}
+
+std::array<double, 16> PushTEnv::keypoints() const {
+  std::array<double, 16> out{};
+  const cpVect p = cpBodyGetPosition(block_);
+  const double a = cpBodyGetAngle(block_), c = std::cos(a), s = std::sin(a);
+  size_t k = 0;
+  for (const cpShape* box : tee_)
+    for (int i = 0, n = cpPolyShapeGetCount(box); i < n && k + 1 < out.size(); ++i) {
+      const cpVect v = cpPolyShapeGetVert(box, i);
+      out[k++] = (v.x * c - v.y * s) + p.x;
+      out[k++] = (v.x * s + v.y * c) + p.y;
+    }
+  return out;
+}
+
+void PushTEnv::get_env_state(float* env_state) const {
+  if (spec_.env_state_dim != 16) return;
+  const auto kp = keypoints();
+  for (size_t i = 0; i < kp.size(); ++i) env_state[i] = static_cast<float>(kp[i]);
 }
 
 std::array<double, 2> PushTEnv::agent_position() const {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lerobot/envs/vector_env.h"
@@ -20,7 +21,9 @@ namespace lerobot {
 // boxes, mass 1, no friction, space damping 0 so it stops when not pushed) inside four walls. The
 // goal is the T at (256, 256, pi/4). Reward: clip(coverage / 0.95, 0, 1), where coverage is the
 // share of the goal T's area the block covers; success (terminates) when coverage > 0.95.
-// Observation: a 96x96 (--env.image_size) RGB image and the agent position (pixels, y down).
+// Observation (obs_type): pixels_agent_pos, a 96x96 (--env.image_size) RGB image and the agent
+// position (pixels, y down); or environment_state_agent_pos, the T's 8 keypoints (16 values,
+// gym_pusht's get_keypoints) and the agent position (the image is still rendered, for videos).
 class PushTEnv : public Env {
  public:
   static constexpr double kSuccessThreshold = 0.95;
@@ -28,7 +31,8 @@ class PushTEnv : public Env {
   static constexpr double kKp = 100.0, kKv = 20.0;
   static constexpr int kWorld = 512;  // the pygame surface is kWorld x kWorld pixels
 
-  explicit PushTEnv(EnvSpec spec);
+  // obs_type: "pixels_agent_pos" (LeRobot's default) or "environment_state_agent_pos".
+  explicit PushTEnv(EnvSpec spec, const std::string& obs_type = "pixels_agent_pos");
   ~PushTEnv() override;
   const EnvSpec& spec() const override { return spec_; }
   // numpy.random.RandomState(seed) draws the start: agent (x, y), block (x, y, angle). The seed
@@ -37,6 +41,10 @@ class PushTEnv : public Env {
   StepInfo step(const float* action) override;
   void render(uint8_t* rgb) const override;
   void get_state(float* state) const override;
+  void get_env_state(float* env_state) const override;
+  // gym_pusht's get_keypoints: each box's vertices turned by the block's angle and moved by its
+  // position (not its centre of gravity), (x0, y0, ..., x7, y7).
+  std::array<double, 16> keypoints() const;
 
   // gym_pusht's reset_to_state option: [agent_x, agent_y, block_x, block_y, block_angle].
   void reset_to_state(const std::array<double, 5>& state);

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "lerobot/envs/pygame_draw.h"
+#include "lerobot/envs/exact_float.h"
 
 namespace lerobot {
 

@@ -10,13 +10,7 @@
 #include <cstdlib>
 #include <utility>
 
-// No fused multiply-add: pygame's builds round every product (x86-64 baseline has no FMA), and
-// GCC fuses in C++ mode whenever the target has FMA (e.g. -march=native).
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "lerobot/envs/exact_float.h"
 
 namespace lerobot::pygame_draw {
 

@@ -30,6 +30,7 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, int num_threads)
   const size_t n = envs_.size();
   images_.assign(n * s.image_size * s.image_size * 3, 0);
   states_.assign(n * s.state_dim, 0.0f);
+  env_states_.assign(n * s.env_state_dim, 0.0f);
   rewards_.assign(n, 0.0f);
   terminated_.assign(n, 0);
   truncated_.assign(n, 0);
@@ -66,6 +67,7 @@ void VectorEnv::observe(int64_t i) {
   const EnvSpec& s = spec();
   envs_[i]->render(images_.data() + i * s.image_size * s.image_size * 3);
   envs_[i]->get_state(states_.data() + i * s.state_dim);
+  if (s.env_state_dim > 0) envs_[i]->get_env_state(env_states_.data() + i * s.env_state_dim);
 }
 
 void VectorEnv::reset(const std::vector<uint64_t>& seeds) {

@@ -31,6 +31,11 @@ struct EnvSpec {
   std::string image_key = "observation.image";
   std::string state_key = "observation.state";
   std::string action_key = "action";
+  // Whether the camera image is part of the observation (it is still rendered for videos), and
+  // the size of an environment-state vector (LeRobot's observation.environment_state; 0: none).
+  bool image_observed = true;
+  int64_t env_state_dim = 0;
+  std::string env_state_key = "observation.environment_state";
 };
 
 struct StepInfo {
@@ -53,6 +58,8 @@ class Env {
   virtual void render(uint8_t* rgb) const = 0;
   // Writes the state vector (state_dim floats): the agent position.
   virtual void get_state(float* state) const = 0;
+  // Writes the environment state (env_state_dim floats), for tasks that have one.
+  virtual void get_env_state(float* env_state) const {}
   int64_t elapsed_steps() const { return steps_; }
   bool done() const { return last_.terminated || last_.truncated; }
   const StepInfo& last_info() const { return last_; }
@@ -88,6 +95,7 @@ class VectorEnv {
 
   const std::vector<uint8_t>& images() const { return images_; }  // (N, S, S, 3)
   const std::vector<float>& states() const { return states_; }    // (N, state_dim)
+  const std::vector<float>& env_states() const { return env_states_; }  // (N, env_state_dim)
   const std::vector<float>& rewards() const { return rewards_; }  // (N)
   const std::vector<uint8_t>& terminated() const { return terminated_; }  // (N), 0/1
   const std::vector<uint8_t>& truncated() const { return truncated_; }    // (N), 0/1
@@ -102,7 +110,7 @@ class VectorEnv {
   std::vector<std::unique_ptr<Env>> envs_;
   int num_threads_ = 1;
   std::vector<uint8_t> images_;
-  std::vector<float> states_, rewards_;
+  std::vector<float> states_, env_states_, rewards_;
   std::vector<uint8_t> terminated_, truncated_, is_success_;
 };
 

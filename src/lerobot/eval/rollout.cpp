@@ -9,7 +9,8 @@ Batch observation_batch(const VectorEnv& env, bool blank_images) {
   const EnvSpec& spec = env.spec();
   const int64_t n = env.num_envs(), s = spec.image_size;
   Batch batch;
-  if (blank_images) {
+  if (!spec.image_observed) {
+  } else if (blank_images) {
     batch[spec.image_key] = torch::zeros({n, 3, s, s}, torch::kFloat32);
   } else {
     auto hwc = torch::from_blob(const_cast<uint8_t*>(env.images().data()), {n, s, s, 3}, torch::kUInt8);
@@ -17,6 +18,9 @@ Batch observation_batch(const VectorEnv& env, bool blank_images) {
   }
   batch[spec.state_key] =
       torch::from_blob(const_cast<float*>(env.states().data()), {n, spec.state_dim}, torch::kFloat32).clone();
+  if (spec.env_state_dim > 0)
+    batch[spec.env_state_key] =
+        torch::from_blob(const_cast<float*>(env.env_states().data()), {n, spec.env_state_dim}, torch::kFloat32).clone();
   return batch;
 }
 

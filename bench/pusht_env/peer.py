@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""bench/pusht_env's peer: gym_pusht's PushTEnv (obs_type pixels_agent_pos) stepped by the same pusher
+on seeds 0..episodes-1, 40 actions each; prints the median ms per env.step() (physics, reward and the
+96x96 camera, as an evaluation steps it). Needs gym_pusht and its dependencies (pymunk, pygame, opencv,
+shapely). Usage: peer.py [episodes=30]"""
+import statistics
+import sys
+import time
+
+import numpy as np
+from gym_pusht.envs.pusht import PushTEnv
+
+
+def pusher(obs, info, t):
+    agent = np.asarray(obs["agent_pos"], dtype=np.float64)
+    block = np.asarray(info["block_pose"][:2], dtype=np.float64)
+    d = block - agent
+    n = np.linalg.norm(d) + 1e-9
+    wobble = np.array([-d[1], d[0]]) / n * 25.0 * np.sin(0.7 * t)
+    return (block + d / n * 40.0 + wobble).astype(np.float32)
+
+
+def main():
+    episodes = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    env = PushTEnv(obs_type="pixels_agent_pos")
+    per_episode = []
+    for e in range(-2, episodes):
+        obs, info = env.reset(seed=max(e, 0))
+        total = 0.0
+        for t in range(40):
+            action = pusher(obs, info, t)
+            t0 = time.perf_counter()
+            obs, _, _, _, info = env.step(action)
+            total += time.perf_counter() - t0
+        if e >= 0:
+            per_episode.append(total * 1000 / 40)
+    print(f"gym_pusht step with camera: median {statistics.median(per_episode):.4f} ms/step ({episodes} episodes x 40 actions)")
+
+
+if __name__ == "__main__":
+    main()
