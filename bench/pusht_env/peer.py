@@ -3,21 +3,14 @@
 on seeds 0..episodes-1, 40 actions each; prints the median ms per env.step() (physics, reward and the
 96x96 camera, as an evaluation steps it). Needs gym_pusht and its dependencies (pymunk, pygame, opencv,
 shapely). Usage: peer.py [episodes=30]"""
+import os
 import statistics
 import sys
 import time
 
-import numpy as np
-from gym_pusht.envs.pusht import PushTEnv
-
-
-def pusher(obs, info, t):
-    agent = np.asarray(obs["agent_pos"], dtype=np.float64)
-    block = np.asarray(info["block_pose"][:2], dtype=np.float64)
-    d = block - agent
-    n = np.linalg.norm(d) + 1e-9
-    wobble = np.array([-d[1], d[0]]) / n * 25.0 * np.sin(0.7 * t)
-    return (block + d / n * 40.0 + wobble).astype(np.float32)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pusht_reference"))
+from gym_pusht.envs.pusht import PushTEnv  # noqa: E402
+from gym_pusht_reference import pusher  # noqa: E402  (the reference episodes' pusher)
 
 
 def main():

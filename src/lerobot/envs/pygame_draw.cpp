@@ -136,28 +136,17 @@ bool clip_line(const Surface& s, int* x1, int* y1, int* x2, int* y2) {
   if ((p1 == 0 && q1 < 0) || (p2 == 0 && q2 < 0) || (p3 == 0 && q3 < 0) || (p4 == 0 && q4 < 0)) {
     return false;
   }
-  if (p1) {
-    const double r1 = static_cast<double>(q1) / p1;
-    const double r2 = static_cast<double>(q2) / p2;
-    if (p1 < 0) {
-      if (r1 > nmax) nmax = r1;
-      if (r2 < pmin) pmin = r2;
-    } else {
-      if (r2 > nmax) nmax = r2;
-      if (r1 < pmin) pmin = r1;
-    }
-  }
-  if (p3) {
-    const double r1 = static_cast<double>(q3) / p3;
-    const double r2 = static_cast<double>(q4) / p4;
-    if (p3 < 0) {
-      if (r1 > nmax) nmax = r1;
-      if (r2 < pmin) pmin = r2;
-    } else {
-      if (r2 > nmax) nmax = r2;
-      if (r1 < pmin) pmin = r1;
-    }
-  }
+  // One axis: p is minus its delta, qa and qb the distances to its low and high edges.
+  auto narrow = [&](int p, int qa, int qb) {
+    if (!p) return;
+    const double r1 = static_cast<double>(qa) / p;
+    const double r2 = static_cast<double>(qb) / -p;
+    const double enter = p < 0 ? r1 : r2, leave = p < 0 ? r2 : r1;
+    if (enter > nmax) nmax = enter;
+    if (leave < pmin) pmin = leave;
+  };
+  narrow(p1, q1, q2);
+  narrow(p3, q3, q4);
   if (nmax > pmin) return false;
   *x1 = ox + round_away(p2 * nmax);
   *y1 = oy + round_away(p4 * nmax);
