@@ -138,6 +138,21 @@ TEST(RecordExpert, RejectsSmallImagesAndUsedDirectories) {
   fs::remove_all(used);
 }
 
+// PushT has no scripted expert: the error says so and points at LeRobot's recorded demonstrations,
+// and nothing is written.
+TEST(RecordExpert, PushTIsRefusedNamingLeRobotsDataset) {
+  PushtEnvConfig cfg;
+  const fs::path out = temp_dir("pusht");
+  try {
+    record_expert_dataset(cfg, 1, out);
+    FAIL() << "recording PushT was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "--env.type=pusht");
+    EXPECT_NE(e.fix().find("lerobot/pusht"), std::string::npos) << e.fix();
+  }
+  EXPECT_FALSE(fs::exists(out / "meta"));
+}
+
 TEST(BuiltinDataset, GeneratedOnceThenReusedAndLeftoversCleaned) {
   const fs::path cache = temp_dir("cache");
   ASSERT_EQ(setenv("LEROBOT_CPP_CACHE", cache.c_str(), 1), 0);

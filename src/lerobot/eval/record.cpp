@@ -32,6 +32,7 @@ std::string format_eta(double seconds) {
 std::string task_description(const std::string& task) {
   if (task == "reach2d") return "Move the blue disc onto the green square.";
   if (task == "push2d") return "Push the grey block into the green target.";
+  make_expert(task);  // a task without a scripted expert (PushT) is refused there, saying what to do
   throw_usage("unknown task '" + task + "'", "env.task", "use reach2d or push2d");
 }
 
