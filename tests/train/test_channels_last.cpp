@@ -3,6 +3,8 @@
 // computes what the NCHW run computes: the same losses and weights, the same checkpoint.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/policies/memory_format.h"

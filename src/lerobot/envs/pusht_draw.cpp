@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "lerobot/envs/pygame_draw.h"
 #include "lerobot/envs/exact_float.h"
