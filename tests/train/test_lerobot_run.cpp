@@ -139,6 +139,33 @@ TEST(LeRobotRun, DiffusionTrainConfigParsesAndIsWrittenBackKeyForKey) {
             "");
 }
 
+// A LeRobot train_config.json with its PushT env (envs/configs.py's PushtEnv as draccus writes it:
+// EnvConfig's fields, then PushtEnv's, a redeclared field at its base position, features after
+// __post_init__ added the camera) reads in and is written back key for key.
+TEST(LeRobotRun, PushtEnvSectionParsesAndIsWrittenBackKeyForKey) {
+  Json j = fixture("act_train_config.json");
+  j["env"] = Json::parse(R"({
+    "type": "pusht", "task": "PushT-v0", "fps": 10,
+    "features": {"action": {"type": "ACTION", "shape": [2]}, "agent_pos": {"type": "STATE", "shape": [2]},
+                 "pixels": {"type": "VISUAL", "shape": [384, 384, 3]}},
+    "features_map": {"action": "action", "agent_pos": "observation.state",
+                     "environment_state": "observation.environment_state", "pixels": "observation.image"},
+    "max_parallel_tasks": 1, "disable_env_checker": true, "episode_length": 300,
+    "obs_type": "pixels_agent_pos", "render_mode": "rgb_array", "visualization_width": 384,
+    "visualization_height": 384, "observation_height": 384, "observation_width": 384})");
+  const fs::path file = write_json(train_scratch() / "pusht_env" / "train_config.json", j);
+  TrainPipelineConfig cfg = parse_train_config({"--config_path=" + file.string()});
+  ASSERT_TRUE(cfg.env);
+  EXPECT_EQ(cfg.env->type(), "pusht");
+  EXPECT_EQ(cfg.env->task, "PushT-v0");
+  EXPECT_EQ(cfg.env->episode_length, 300);
+  EXPECT_EQ(cfg.env->image_size, 96);  // gym_pusht's camera: LeRobot does not pass observation_*
+  const fs::path out = train_scratch() / "pusht_env_roundtrip";
+  fs::create_directories(out);
+  write_train_config(cfg, out);
+  EXPECT_EQ(first_difference(Json::parse(read_file(out / "train_config.json")), j), "");
+}
+
 TEST(LeRobotRun, KeysThatWouldChangeTheResultAreRefusedByName) {
   const Json base = fixture("act_train_config.json");
   struct Case {
