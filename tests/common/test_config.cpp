@@ -257,6 +257,13 @@ TEST(Config, PushtEnvIsWrittenWithLeRobotsKeysAndOursBeside) {
   EXPECT_EQ(loaded.env->episode_length, 200);
   EXPECT_EQ(dump_pretty(to_json(loaded)), dump_pretty(to_json(cfg)));
   fs::remove_all(dir);
+  // An observation the port lacks is refused with the flags, before a run starts.
+  try {
+    parse_train_config({"--policy.type=diffusion", "--dataset.root=/tmp/d", "--env.type=pusht", "--env.obs_type=state"});
+    ADD_FAILURE() << "--env.obs_type=state was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "--env.obs_type") << e.what();
+  }
 }
 
 }  // namespace

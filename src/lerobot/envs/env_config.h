@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lerobot/common/config/config.h"
+#include "lerobot/common/error.h"
 
 namespace lerobot {
 
@@ -62,6 +63,16 @@ class PushtEnvConfig : public EnvConfig {
     episode_length = 300;
   }
   std::string type() const override { return "pusht"; }
+  bool keypoints() const { return obs_type == "environment_state_agent_pos"; }
+  // Runs once all flags are in (validate_tree), so a run is refused before it starts.
+  void validate() const override {
+    if (obs_type != "pixels_agent_pos" && !keypoints())
+      throw_usage("obs_type '" + obs_type + "' is not supported: the PushT port observes the camera or the T's keypoints, with the agent position",
+                  "--env.obs_type", "use --env.obs_type=pixels_agent_pos (LeRobot's default) or environment_state_agent_pos");
+    if (render_mode != "rgb_array")
+      throw_usage("render_mode '" + render_mode + "' is not supported (no window)", "--env.render_mode",
+                  "use --env.render_mode=rgb_array");
+  }
   void visit(FieldVisitor& v) override {
     field(v, "task", task, "gym_pusht task (PushT-v0)");
     field(v, "fps", fps, "Control frequency: PushT's physics runs 10 steps of 10 ms per action, so 10");

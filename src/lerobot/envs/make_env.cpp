@@ -1,4 +1,4 @@
-// make_env: builds Reach2dEnv / Push2dEnv batches from an EnvConfig.
+// make_env: builds Reach2dEnv / Push2dEnv / PushTEnv batches from an EnvConfig.
 #include "lerobot/envs/make_env.h"
 
 #include "lerobot/common/error.h"
@@ -9,6 +9,7 @@
 namespace lerobot {
 
 EnvSpec env_spec(const EnvConfig& cfg) {
+  cfg.validate();  // a config built in code gets the checks a parsed one had
   EnvSpec s;
   s.task = cfg.task.empty() ? cfg.type() : cfg.task;
   s.image_size = cfg.image_size;
@@ -28,10 +29,8 @@ std::unique_ptr<Env> make_single_env(const EnvConfig& cfg) {
   if (s.task == "push2d") return std::make_unique<Push2dEnv>(s);
   if (s.task == "PushT-v0") {
     const auto* pusht = dynamic_cast<const PushtEnvConfig*>(&cfg);
-    if (pusht && pusht->render_mode != "rgb_array")
-      throw_usage("render_mode '" + pusht->render_mode + "' is not supported (no window)", "--env.render_mode",
-                  "use --env.render_mode=rgb_array");
-    return std::make_unique<PushTEnv>(s, pusht ? pusht->obs_type : "pixels_agent_pos");
+    return std::make_unique<PushTEnv>(s, pusht && pusht->keypoints() ? PushTObservation::kKeypoints
+                                                                     : PushTObservation::kPixels);
   }
   throw_usage("unknown env task '" + s.task + "'", "--env.type / --env.task",
               "use --env.type=reach2d, push2d or pusht (task PushT-v0)");

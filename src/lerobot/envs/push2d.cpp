@@ -87,11 +87,7 @@ void Push2dEnv::reset(uint64_t seed) {
 }
 
 StepInfo Push2dEnv::step(const float* action) {
-  if (done()) {
-    StepInfo same = last_;
-    same.reward = 0.0f;
-    return same;
-  }
+  if (done()) return finished_step();
   const Vec2f a = agent();
   float tx = std::isfinite(action[0]) ? action[0] : a.x;
   float ty = std::isfinite(action[1]) ? action[1] : a.y;

@@ -66,17 +66,11 @@ std::vector<Point2d> world_polygon(const cpBody* body, const cpShape* shape) {
 }
 }  // namespace
 
-PushTEnv::PushTEnv(EnvSpec spec, const std::string& obs_type) : spec_(std::move(spec)) {
-  if (obs_type == "environment_state_agent_pos") {
+PushTEnv::PushTEnv(EnvSpec spec, PushTObservation observation) : spec_(std::move(spec)) {
+  if (observation == PushTObservation::kKeypoints) {
     spec_.image_observed = false;
     spec_.env_state_dim = 16;
-  } else if (obs_type != "pixels_agent_pos") {
-    throw_usage("obs_type '" + obs_type + "' is not supported: the PushT port observes the camera or the T's keypoints, with the agent position",
-                "--env.obs_type", "use --env.obs_type=pixels_agent_pos (LeRobot's default) or environment_state_agent_pos");
   }
-  if (spec_.image_size < 16 || spec_.image_size > 4096)
-    throw_usage("image_size " + std::to_string(spec_.image_size) + " is out of range", "--env.image_size",
-                "use 96 (gym_pusht's observation size) or a size between 16 and 4096");
   if (spec_.fps != 10)
     throw_usage("PushT steps its physics 10 times per action at 100 Hz, so it runs at 10 fps, not " +
                     std::to_string(spec_.fps),
@@ -144,6 +138,14 @@ void PushTEnv::setup() {
   cpSpaceAddBody(space_, block_);
   cpSpaceAddShape(space_, tee_[0]);
   cpSpaceAddShape(space_, tee_[1]);
+  // The goal T's boxes in the world (the same each episode) and its area, for reward and camera.
+  GoalBody goal;
+  goal_tee_.clear();
+  goal_area_ = 0.0;
+  for (const cpShape* box : tee_) {
+    goal_tee_.push_back(world_polygon(goal.body, box));
+    goal_area_ += polygon_area(goal_tee_.back());
+  }
 }
 
 void PushTEnv::reset_to_state(const std::array<double, 5>& state) {
@@ -172,11 +174,7 @@ void PushTEnv::reset(uint64_t seed) {
 }
 
 StepInfo PushTEnv::step(const float* action) {
-  if (done()) {
-    StepInfo repeat = last_;
-    repeat.reward = 0.0f;
-    return repeat;
-  }
+  if (done()) return finished_step();
   // Chipmunk (a debug build in Debian) aborts the process on a non-finite velocity.
   if (!std::isfinite(action[0]) || !std::isfinite(action[1]))
     throw_runtime("the policy returned a non-finite PushT action (" + std::to_string(action[0]) + ", " +
@@ -203,14 +201,11 @@ StepInfo PushTEnv::step(const float* action) {
 double PushTEnv::coverage() const {
   // shapely's MultiPolygon intersection area: the boxes of each T do not overlap, so the overlap
   // of the two Ts is the sum of the overlaps of their boxes, pair by pair.
-  GoalBody goal;
-  double overlap = 0.0, goal_area = 0.0;
-  for (const cpShape* g : tee_) {
-    const auto gp = world_polygon(goal.body, g);
-    goal_area += polygon_area(gp);
-    for (const cpShape* b : tee_) overlap += convex_overlap_area(gp, world_polygon(block_, b));
-  }
-  return overlap / goal_area;
+  const std::vector<Point2d> block[2] = {world_polygon(block_, tee_[0]), world_polygon(block_, tee_[1])};
+  double overlap = 0.0;
+  for (const auto& g : goal_tee_)
+    for (const auto& b : block) overlap += convex_overlap_area(g, b);
+  return overlap / goal_area_;
 }
 
 void PushTEnv::render(uint8_t* rgb) const {
@@ -221,10 +216,7 @@ void PushTEnv::render(uint8_t* rgb) const {
 
 std::vector<uint8_t> PushTEnv::draw_surface() const {
   std::vector<uint8_t> rgb(static_cast<size_t>(kWorld) * kWorld * 3);
-  GoalBody goal;
-  std::vector<std::vector<Point2d>> goal_tee;
-  for (const cpShape* g : tee_) goal_tee.push_back(world_polygon(goal.body, g));
-  draw_pusht_surface(space_, goal_tee, rgb.data(), kWorld);
+  draw_pusht_surface(space_, goal_tee_, rgb.data(), kWorld);
   return rgb;
 }
 

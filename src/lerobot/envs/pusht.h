@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lerobot/envs/convex_overlap.h"
 #include "lerobot/envs/vector_env.h"
 
 struct cpSpace;
@@ -24,6 +25,11 @@ namespace lerobot {
 // Observation (obs_type): pixels_agent_pos, a 96x96 (--env.image_size) RGB image and the agent
 // position (pixels, y down); or environment_state_agent_pos, the T's 8 keypoints (16 values,
 // gym_pusht's get_keypoints) and the agent position (the image is still rendered, for videos).
+enum class PushTObservation {
+  kPixels,     // obs_type pixels_agent_pos (LeRobot's default)
+  kKeypoints,  // obs_type environment_state_agent_pos
+};
+
 class PushTEnv : public Env {
  public:
   static constexpr double kSuccessThreshold = 0.95;
@@ -31,8 +37,7 @@ class PushTEnv : public Env {
   static constexpr double kKp = 100.0, kKv = 20.0;
   static constexpr int kWorld = 512;  // the pygame surface is kWorld x kWorld pixels
 
-  // obs_type: "pixels_agent_pos" (LeRobot's default) or "environment_state_agent_pos".
-  explicit PushTEnv(EnvSpec spec, const std::string& obs_type = "pixels_agent_pos");
+  explicit PushTEnv(EnvSpec spec, PushTObservation observation = PushTObservation::kPixels);
   ~PushTEnv() override;
   const EnvSpec& spec() const override { return spec_; }
   // numpy.random.RandomState(seed) draws the start: agent (x, y), block (x, y, angle). The seed
@@ -66,6 +71,8 @@ class PushTEnv : public Env {
   cpBody* block_ = nullptr;
   std::vector<cpShape*> shapes_;   // walls, agent, block parts (freed with the space)
   std::array<cpShape*, 2> tee_{};  // the block's two boxes, in gym_pusht's order
+  std::vector<std::vector<Point2d>> goal_tee_;  // the goal T's boxes in the world (setup() makes them)
+  double goal_area_ = 0.0;
 };
 
 }  // namespace lerobot

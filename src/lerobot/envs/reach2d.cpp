@@ -34,11 +34,7 @@ void Reach2dEnv::reset(uint64_t seed) {
 }
 
 StepInfo Reach2dEnv::step(const float* action) {
-  if (done()) {
-    StepInfo same = last_;
-    same.reward = 0.0f;
-    return same;
-  }
+  if (done()) return finished_step();
   float tx = std::isfinite(action[0]) ? action[0] : agent_.x;
   float ty = std::isfinite(action[1]) ? action[1] : agent_.y;
   tx = std::min(std::max(tx, kAgentRadius), 1.0f - kAgentRadius);

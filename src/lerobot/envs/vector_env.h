@@ -67,6 +67,12 @@ class Env {
  protected:
   // Shared bookkeeping for subclasses: counts the step and sets the flags from `success`.
   StepInfo finish_step(bool success, float reward);
+  // What step() returns on a finished episode: the final flags again, reward 0.
+  StepInfo finished_step() const {
+    StepInfo same = last_;
+    same.reward = 0.0f;
+    return same;
+  }
   void begin_episode() { steps_ = 0; last_ = StepInfo{}; }
   int64_t steps_ = 0;
   StepInfo last_;

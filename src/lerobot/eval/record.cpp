@@ -32,7 +32,6 @@ std::string format_eta(double seconds) {
 std::string task_description(const std::string& task) {
   if (task == "reach2d") return "Move the blue disc onto the green square.";
   if (task == "push2d") return "Push the grey block into the green target.";
-  make_expert(task);  // a task without a scripted expert (PushT) is refused there, saying what to do
   throw_usage("unknown task '" + task + "'", "env.task", "use reach2d or push2d");
 }
 
@@ -52,8 +51,8 @@ RecordResult record_expert_dataset(const EnvConfig& env_cfg, int64_t num_episode
   if (options.video && spec.image_size < 64)
     throw_usage("image_size " + std::to_string(spec.image_size) + " is below the AV1 encoder's 64x64 minimum",
                 "--env.image_size", "pass --env.image_size=64 or more");
+  auto expert = make_expert(spec.task);  // first: a task without a scripted expert (PushT) is refused there
   const std::string task = task_description(spec.task);
-  auto expert = make_expert(spec.task);
   DatasetWriter writer(output_dir, spec.fps, expert_dataset_features(spec, options.video), options.writer);
 
   const int64_t s = spec.image_size;

@@ -9,10 +9,9 @@ Batch observation_batch(const VectorEnv& env, bool blank_images) {
   const EnvSpec& spec = env.spec();
   const int64_t n = env.num_envs(), s = spec.image_size;
   Batch batch;
-  if (!spec.image_observed) {
-  } else if (blank_images) {
+  if (spec.image_observed && blank_images) {
     batch[spec.image_key] = torch::zeros({n, 3, s, s}, torch::kFloat32);
-  } else {
+  } else if (spec.image_observed) {
     auto hwc = torch::from_blob(const_cast<uint8_t*>(env.images().data()), {n, s, s, 3}, torch::kUInt8);
     batch[spec.image_key] = hwc.permute({0, 3, 1, 2}).to(torch::kFloat32).div_(255.0f).contiguous();
   }
