@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "lerobot/common/error.h"
+#include "lerobot/envs/cv_resize.h"
 #include "lerobot/envs/env_config.h"
 #include "lerobot/envs/make_env.h"
 #include "lerobot/envs/pusht.h"
@@ -212,6 +213,78 @@ TEST(PushT, RefusesWhatThePortDoesNotDo) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kRuntime);
     EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+  }
+}
+
+// gym_pusht's render(), the frames LeRobot's evaluation videos are made of: the surface resized to
+// the visualization size, with the last action's red cross (scripts/pusht_reference/
+// gym_pusht_render_reference.py), at LeRobot's 384x384, a non-square 120x200, 96x96 and 680x680.
+TEST(PushT, RenderedViewMatchesGymPusht) {
+  std::ifstream f(kData + "pusht_render_reference.json");
+  ASSERT_TRUE(f.good()) << "missing " << kData << "pusht_render_reference.json";
+  const auto ref = nlohmann::json::parse(f);
+  const std::string blob = read_bytes(kData + "pusht_render_reference.bin");
+  size_t offset = 0;
+  int frames = 0, with_cross = 0;
+  for (const auto& view : ref.at("views")) {
+    PushtEnvConfig cfg;
+    cfg.visualization_width = view.at("width").get<int64_t>();
+    cfg.visualization_height = view.at("height").get<int64_t>();
+    auto venv = make_env(cfg, 1);
+    const EnvSpec& spec = venv->spec();
+    ASSERT_EQ(spec.video_w(), cfg.visualization_width);
+    ASSERT_EQ(spec.video_h(), cfg.visualization_height);
+    const size_t frame_size = static_cast<size_t>(spec.video_w() * spec.video_h() * 3);
+    std::vector<uint8_t> image(frame_size), plain(frame_size);
+    Env& env = venv->env(0);
+    const auto& sizes = view.at("frame_bytes");
+    auto check = [&](int index) {
+      const std::string key = std::to_string(index);
+      if (!sizes.contains(key)) return;
+      const size_t n = sizes.at(key).get<size_t>();
+      const auto want = inflate(blob, offset, n, frame_size);
+      offset += n;
+      env.render_video(image.data());
+      int64_t differing = 0;
+      for (size_t i = 0; i < frame_size; ++i) differing += image[i] != want[i];
+      EXPECT_EQ(differing, 0) << view.at("width") << "x" << view.at("height") << " frame " << index;
+      ++frames;
+    };
+    // A fresh env (make_env resets it once) has no last action: no cross, a plain resize.
+    venv->reset({view.at("first_seed").get<uint64_t>()});
+    check(0);
+    const auto& actions = view.at("actions");
+    for (size_t t = 0; t < actions.size(); ++t) {
+      venv->step(std::vector<float>{actions[t][0].get<float>(), actions[t][1].get<float>()});
+      check(static_cast<int>(t) + 1);
+      if (t + 2 == actions.size()) {  // the last push inside the arena: its cross is on the frame
+        const auto surface = dynamic_cast<PushTEnv&>(env).draw_surface();
+        cv_resize_linear_u8(surface.data(), PushTEnv::kWorld, PushTEnv::kWorld, 3, plain.data(),
+                            static_cast<int>(spec.video_h()), static_cast<int>(spec.video_w()));
+        env.render_video(image.data());
+        with_cross += image != plain;
+      }
+    }
+    venv->reset({view.at("second_seed").get<uint64_t>()});
+    check(static_cast<int>(actions.size()) + 1);
+  }
+  EXPECT_EQ(offset, blob.size());
+  std::cout << frames << " rendered frames compared with gym_pusht's render()\n";
+  EXPECT_EQ(frames, 24);
+  EXPECT_EQ(with_cross, 4);
+}
+
+TEST(PushT, VisualizationSizeIsCheckedNamingTheFlag) {
+  for (int64_t bad : {int64_t{0}, int64_t{385}, int64_t{8192}}) {
+    PushtEnvConfig cfg;
+    cfg.visualization_height = bad;
+    try {
+      make_single_env(cfg);
+      FAIL() << "visualization_height " << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+      EXPECT_EQ(e.where(), "--env.visualization_height") << e.what();
+    }
   }
 }
 

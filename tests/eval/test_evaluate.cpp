@@ -141,6 +141,55 @@ TEST(Evaluate, PushTEpisodesMatchTheEnvSteppedByHand) {
   EXPECT_GT(any_reward, 0.0);  // some start covers part of the goal: the comparison is not of zeros
 }
 
+// PushT's evaluation videos are gym_pusht's render() as LeRobot records it: 384x384 (the
+// visualization size), the last action's red cross, the frames up to the one after the episode's
+// last step, and no video for the discarded episode of the last batch.
+TEST(Evaluate, PushTVideosAreGymPushtsRenderedView) {
+  PushtEnvConfig cfg;
+  cfg.episode_length = 6;
+  const fs::path dir = temp_dir("pusht_videos");
+  EvalOptions o;
+  o.n_episodes = 3;
+  o.batch_size = 2;
+  o.videos_dir = dir;
+  o.max_videos = 4;  // more than the kept episodes
+  const std::vector<float> push = {300.0f, 200.0f};
+  ConstantActionSource source(push);
+  const EvalResult r = evaluate(source, cfg, o);
+  ASSERT_EQ(r.video_paths.size(), 3u);
+  EXPECT_FALSE(fs::exists(dir / "eval_episode_3.mp4"));
+  for (int64_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(r.video_paths[k], (dir / ("eval_episode_" + std::to_string(k) + ".mp4")).string());
+    VideoDecoder dec(r.video_paths[k]);
+    ASSERT_EQ(dec.width(), 384);
+    ASSERT_EQ(dec.height(), 384);
+    RgbFrame f, last;
+    int frames = 0;
+    while (dec.next(f, PixelLayout::kHWC)) {
+      ++frames;
+      last = f;
+    }
+    EXPECT_EQ(frames, 7) << "the reset frame and one per step";  // no success in 6 pushes
+    // The same episode stepped by hand: the last frame, H.264-compressed, is close to it.
+    auto env = make_single_env(cfg);
+    env->reset(static_cast<uint64_t>(o.start_seed + k));
+    for (int t = 0; t < 6; ++t) env->step(push.data());
+    std::vector<uint8_t> want(384 * 384 * 3);
+    env->render_video(want.data());
+    ASSERT_EQ(last.data.size(), want.size());
+    double abs_diff = 0;
+    for (size_t i = 0; i < want.size(); ++i) abs_diff += std::abs(int(last.data[i]) - int(want[i]));
+    EXPECT_LT(abs_diff / want.size(), 3.0) << "episode " << k;
+    // The cross at (300, 200) / 512 * 384 = (225, 150) is red in the video.
+    const uint8_t* centre = last.data.data() + (150 * 384 + 225) * 3;
+    EXPECT_GT(centre[0], 180) << "episode " << k;
+    EXPECT_LT(centre[1], 90) << "episode " << k;
+    EXPECT_EQ(want[(150 * 384 + 225) * 3 + 0], 255);
+    EXPECT_EQ(want[(150 * 384 + 225) * 3 + 1], 0);
+  }
+  fs::remove_all(dir);
+}
+
 // With PushT's keypoint observations the policy gets observation.environment_state (16 floats, the
 // env's keypoints) and observation.state, and no image.
 TEST(Evaluate, PushTKeypointObservationsReachThePolicy) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "lerobot/common/config/config.h"
 #include "lerobot/common/error.h"
@@ -43,7 +44,7 @@ class Push2dEnvConfig : public EnvConfig {
 // LeRobot's PushtEnv (gym_pusht's PushT-v0): its fields, defaults and order (train_config.json
 // carries them for Python LeRobot), then ours. As in LeRobot, observation_height/width are not
 // passed to the env (its camera is 96x96: --env.image_size here, kept in lerobot_cpp_config.json),
-// and visualization_* size LeRobot's rendered views, not the policy's input.
+// and visualization_* size the rendered view of the evaluation videos, not the policy's input.
 class PushtEnvConfig : public EnvConfig {
  public:
   Json features = Json::parse(
@@ -72,6 +73,12 @@ class PushtEnvConfig : public EnvConfig {
     if (render_mode != "rgb_array")
       throw_usage("render_mode '" + render_mode + "' is not supported (no window)", "--env.render_mode",
                   "use --env.render_mode=rgb_array");
+    for (const auto& [flag, v] : {std::pair<const char*, int64_t>{"--env.visualization_width", visualization_width},
+                                  {"--env.visualization_height", visualization_height}})
+      if (v < 16 || v > 4096 || v % 2 != 0)
+        throw_usage(std::string(flag).substr(6) + " " + std::to_string(v) +
+                        " cannot size the evaluation videos (H.264 in yuv420p needs an even size)",
+                    flag, "use an even size in [16, 4096], e.g. LeRobot's 384");
   }
   void visit(FieldVisitor& v) override {
     field(v, "task", task, "gym_pusht task (PushT-v0)");
@@ -83,8 +90,8 @@ class PushtEnvConfig : public EnvConfig {
     field(v, "episode_length", episode_length, "Maximum steps per episode");
     field(v, "obs_type", obs_type, "Observation: pixels_agent_pos (the camera image and the agent position)");
     field(v, "render_mode", render_mode, "rgb_array");
-    field(v, "visualization_width", visualization_width, "Width of LeRobot's rendered views (not the policy's input)");
-    field(v, "visualization_height", visualization_height, "Height of LeRobot's rendered views (not the policy's input)");
+    field(v, "visualization_width", visualization_width, "Width of the evaluation videos (gym_pusht's render(); not the policy's input)");
+    field(v, "visualization_height", visualization_height, "Height of the evaluation videos (gym_pusht's render(); not the policy's input)");
     field(v, "observation_height", observation_height, "Not passed to the env by LeRobot (its camera is 96x96: image_size)");
     field(v, "observation_width", observation_width, "Not passed to the env by LeRobot (its camera is 96x96: image_size)");
     field(v, "image_size", image_size, "Camera image height and width in pixels (gym_pusht's observation size, 96)");

@@ -20,6 +20,10 @@ EnvSpec env_spec(const EnvConfig& cfg) {
     throw_usage("episode_length must be positive", "--env.episode_length");
   if (s.image_size < 16 || s.image_size > 4096)
     throw_usage("image_size must be in [16, 4096]", "--env.image_size", "use e.g. 96");
+  if (const auto* pusht = dynamic_cast<const PushtEnvConfig*>(&cfg)) {
+    s.video_width = pusht->visualization_width;
+    s.video_height = pusht->visualization_height;
+  }
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/envs/convex_overlap.h"
 #include "lerobot/envs/exact_float.h"
+#include "lerobot/envs/cv_draw.h"
 #include "lerobot/envs/cv_resize.h"
 #include "lerobot/envs/numpy_random.h"
 #include "lerobot/envs/pusht_draw.h"
@@ -180,6 +182,8 @@ StepInfo PushTEnv::step(const float* action) {
     throw_runtime("the policy returned a non-finite PushT action (" + std::to_string(action[0]) + ", " +
                       std::to_string(action[1]) + ") at step " + std::to_string(steps_),
                   "--env.type=pusht", "check the policy's output (a NaN loss during training leaves NaN weights)");
+  has_last_action_ = true;
+  last_action_ = {action[0], action[1]};
   // The PD controller in double precision, term by term as numpy evaluates
   // k_p * (action - position) + k_v * (0 - velocity), then velocity += acceleration * dt.
   const double ax = static_cast<double>(action[0]), ay = static_cast<double>(action[1]);
@@ -212,6 +216,24 @@ void PushTEnv::render(uint8_t* rgb) const {
   const std::vector<uint8_t> surface = draw_surface();
   const int s = static_cast<int>(spec_.image_size);
   cv_resize_linear_u8(surface.data(), kWorld, kWorld, 3, rgb, s, s);
+}
+
+void PushTEnv::render_video(uint8_t* rgb) const {
+  const std::vector<uint8_t> surface = draw_surface();
+  const int w = static_cast<int>(spec_.video_w()), h = static_cast<int>(spec_.video_h());
+  cv_resize_linear_u8(surface.data(), kWorld, kWorld, 3, rgb, h, w);
+  if (!has_last_action_) return;
+  // gym_pusht's _get_img: (action / 512 * [height, width]).astype(int32). The quotient is float32
+  // (numpy keeps the action's dtype), the product float64; x is scaled by the height and y by the
+  // width, as gym_pusht writes it. Far-off targets are held where the marker is off the image anyway.
+  auto to_pixel = [](float a, int extent) {
+    const double v = static_cast<double>(a / 512.0f) * static_cast<double>(extent);
+    return static_cast<int>(std::max(-1e6, std::min(1e6, v)));
+  };
+  const int render_size = std::min(w, h);
+  const uint8_t red[3] = {255, 0, 0};
+  cv_draw_marker_cross({rgb, h, w, 3}, to_pixel(last_action_[0], h), to_pixel(last_action_[1], w), red,
+                       static_cast<int>(8.0 / 96.0 * render_size), static_cast<int>(1.0 / 96.0 * render_size));
 }
 
 std::vector<uint8_t> PushTEnv::draw_surface() const {

@@ -45,6 +45,10 @@ class PushTEnv : public Env {
   void reset(uint64_t seed) override;
   StepInfo step(const float* action) override;
   void render(uint8_t* rgb) const override;
+  // gym_pusht's render() (LeRobot's evaluation videos): the 512x512 surface resized to the
+  // visualization size (--env.visualization_width/height, 384), with a red cross where the last
+  // action pointed. As in gym_pusht, the last action outlives a reset (a fresh env has none).
+  void render_video(uint8_t* rgb) const override;
   void get_state(float* state) const override;
   void get_env_state(float* env_state) const override;
   // gym_pusht's get_keypoints: each box's vertices turned by the block's angle and moved by its
@@ -71,6 +75,8 @@ class PushTEnv : public Env {
   cpBody* block_ = nullptr;
   std::vector<cpShape*> shapes_;   // walls, agent, block parts (freed with the space)
   std::array<cpShape*, 2> tee_{};  // the block's two boxes, in gym_pusht's order
+  bool has_last_action_ = false;
+  std::array<float, 2> last_action_{};
   std::vector<std::vector<Point2d>> goal_tee_;  // the goal T's boxes in the world (setup() makes them)
   double goal_area_ = 0.0;
 };

@@ -36,6 +36,10 @@ struct EnvSpec {
   bool image_observed = true;
   int64_t env_state_dim = 0;
   std::string env_state_key = "observation.environment_state";
+  // Size of an evaluation video frame (Env::render_video); 0 means the camera's image_size.
+  int64_t video_width = 0, video_height = 0;
+  int64_t video_w() const { return video_width > 0 ? video_width : image_size; }
+  int64_t video_h() const { return video_height > 0 ? video_height : image_size; }
 };
 
 struct StepInfo {
@@ -56,6 +60,9 @@ class Env {
   virtual StepInfo step(const float* action) = 0;
   // Writes the camera image, image_size*image_size*3 bytes, HWC RGB.
   virtual void render(uint8_t* rgb) const = 0;
+  // Writes the frame an evaluation video shows (LeRobot records env.render()), video_h() rows of
+  // video_w() pixels, HWC RGB. By default the camera image.
+  virtual void render_video(uint8_t* rgb) const { render(rgb); }
   // Writes the state vector (state_dim floats): the agent position.
   virtual void get_state(float* state) const = 0;
   // Writes the environment state (env_state_dim floats), for tasks that have one.

@@ -12,27 +12,21 @@
 
 namespace lerobot {
 
-void write_rollout_video(const fs::path& path, const std::vector<std::vector<uint8_t>>& frames, int64_t size,
-                         int64_t fps) {
-  if (frames.empty()) return;
+std::unique_ptr<VideoEncoder> open_rollout_video(const fs::path& path, int64_t width, int64_t height, int64_t fps) {
   if (!path.parent_path().empty()) fs::create_directories(path.parent_path());
   EncoderOptions opts;
   opts.codec = "libx264";
   opts.pix_fmt = "yuv420p";
   opts.g = static_cast<int>(std::max<int64_t>(1, 2 * fps));
   opts.crf = 23;
-  std::unique_ptr<VideoEncoder> enc;
+  const int w = static_cast<int>(width), h = static_cast<int>(height), f = static_cast<int>(fps);
   try {
-    enc = std::make_unique<VideoEncoder>(path.string(), static_cast<int>(size), static_cast<int>(size),
-                                         static_cast<int>(fps), opts);
+    return std::make_unique<VideoEncoder>(path.string(), w, h, f, opts);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kUsage) throw;
     LOG_WARNING << "libx264 unavailable (" << e.problem() << "); writing " << path.string() << " with libsvtav1";
-    enc = std::make_unique<VideoEncoder>(path.string(), static_cast<int>(size), static_cast<int>(size),
-                                         static_cast<int>(fps), EncoderOptions{});
+    return std::make_unique<VideoEncoder>(path.string(), w, h, f, EncoderOptions{});
   }
-  for (const auto& f : frames) enc->add_frame(f.data(), PixelLayout::kHWC);
-  enc->finish();
 }
 
 EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOptions& o) {
@@ -56,8 +50,23 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
     RolloutOptions ro;
     ro.max_steps = o.max_steps;
     ro.blank_images = o.blank_images;
-    ro.render_envs = std::max(0, o.max_videos - rendered);
+    // Videos of the first episodes, written as they are played (not those of discarded episodes).
+    ro.render_envs = std::min<int64_t>({o.max_videos - rendered, o.batch_size, o.n_episodes - b * o.batch_size});
+    std::vector<std::unique_ptr<VideoEncoder>> videos(static_cast<size_t>(std::max<int64_t>(0, ro.render_envs)));
+    ro.on_frame = [&](int64_t i, const uint8_t* rgb) {
+      auto& video = videos[static_cast<size_t>(i)];
+      if (!video)
+        video = open_rollout_video(o.videos_dir / ("eval_episode_" + std::to_string(rendered + i) + ".mp4"),
+                                   spec.video_w(), spec.video_h(), spec.fps);
+      video->add_frame(rgb, PixelLayout::kHWC);
+    };
     RolloutResult roll = rollout(*env, source, seeds, ro);
+    for (auto& video : videos) {
+      if (!video) continue;
+      video->finish();
+      r.video_paths.push_back(video->path());
+      ++rendered;
+    }
 
     const int64_t n_steps = roll.done.size(1);
     // argmax over a bool row returns the first true (done is forced true at the last step).
@@ -76,16 +85,6 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
       m.success = succ[i].item<bool>();
       m.seed = static_cast<int64_t>(seeds[i]);
       r.per_episode.push_back(m);
-    }
-    for (size_t i = 0; i < roll.frames.size() && rendered < o.max_videos; ++i) {
-      if (b * o.batch_size + static_cast<int64_t>(i) >= o.n_episodes) break;  // discarded episode
-      // Frames up to the first done step, and the observation that step produced.
-      const int64_t keep = std::min<int64_t>(done_idx[i].item<int64_t>() + 2, roll.frames[i].size());
-      std::vector<std::vector<uint8_t>> frames(roll.frames[i].begin(), roll.frames[i].begin() + keep);
-      const fs::path path = o.videos_dir / ("eval_episode_" + std::to_string(rendered) + ".mp4");
-      write_rollout_video(path, frames, spec.image_size, spec.fps);
-      r.video_paths.push_back(path.string());
-      ++rendered;
     }
     progress.update(static_cast<int64_t>(r.per_episode.size()));
     LOG_DEBUG << "eval batch " << b + 1 << "/" << n_batches << " done";

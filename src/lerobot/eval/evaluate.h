@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "lerobot/eval/action_source.h"
 
 namespace lerobot {
+
+class VideoEncoder;
 
 struct EpisodeMetrics {
   int64_t episode_ix = 0;
@@ -64,9 +67,8 @@ EvalResult evaluate_policy(Policy& policy, const PolicyProcessors& processors, c
                            const fs::path& videos_dir, int max_videos, bool blank_images = false,
                            bool cuda_graphs = true);
 
-// Writes RGB HWC frames as an mp4 (libx264 yuv420p like LeRobot's eval videos; libsvtav1 when
-// this FFmpeg has no libx264).
-void write_rollout_video(const fs::path& path, const std::vector<std::vector<uint8_t>>& frames, int64_t size,
-                         int64_t fps);
+// Opens an mp4 for RGB HWC frames of width x height (libx264 yuv420p like LeRobot's eval videos;
+// libsvtav1 when this FFmpeg has no libx264). Unfinished, the encoder removes its file.
+std::unique_ptr<VideoEncoder> open_rollout_video(const fs::path& path, int64_t width, int64_t height, int64_t fps);
 
 }  // namespace lerobot

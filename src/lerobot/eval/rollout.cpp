@@ -31,23 +31,23 @@ RolloutResult rollout(VectorEnv& env, ActionSource& source, const std::vector<ui
     throw_usage("rollout needs one seed per env (" + std::to_string(n) + "), got " + std::to_string(seeds.size()),
                 "rollout");
   const int64_t max_steps = options.max_steps > 0 ? options.max_steps : spec.episode_length;
-  const int64_t render_envs = std::min(options.render_envs, n);
-  const size_t frame_bytes = static_cast<size_t>(spec.image_size * spec.image_size * 3);
+  const int64_t render_envs = options.on_frame ? std::min(options.render_envs, n) : 0;
+  std::vector<uint8_t> frame(static_cast<size_t>(spec.video_w() * spec.video_h() * 3));
+  // Video frames of the envs whose episode had not ended before the last step.
+  auto send_frames = [&](const std::vector<uint8_t>& ended_before) {
+    for (int64_t i = 0; i < render_envs; ++i) {
+      if (ended_before[i]) continue;
+      env.env(i).render_video(frame.data());
+      options.on_frame(i, frame.data());
+    }
+  };
 
   env.reset(seeds);
   source.reset(n);
   RolloutResult out;
-  out.frames.assign(render_envs, {});
-  auto keep_frames = [&] {
-    for (int64_t i = 0; i < render_envs; ++i) {
-      const uint8_t* p = env.images().data() + i * frame_bytes;
-      out.frames[i].emplace_back(p, p + frame_bytes);
-    }
-  };
-  keep_frames();
-
   std::vector<torch::Tensor> actions, rewards, successes, dones;
   std::vector<uint8_t> done(n, 0);
+  send_frames(done);
   std::vector<float> step_actions(n * spec.action_dim);
   for (int64_t step = 0; step < max_steps; ++step) {
     RolloutObservation obs{observation_batch(env, options.blank_images), &env};
@@ -58,7 +58,7 @@ RolloutResult rollout(VectorEnv& env, ActionSource& source, const std::vector<ui
                     "rollout", "the policy's action dimension must match the task's");
     std::copy(a.data_ptr<float>(), a.data_ptr<float>() + a.numel(), step_actions.begin());
     env.step(step_actions);
-    keep_frames();
+    send_frames(done);
 
     for (int64_t i = 0; i < n; ++i) done[i] = done[i] | env.terminated()[i] | env.truncated()[i];
     if (step + 1 == max_steps) std::fill(done.begin(), done.end(), 1);

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "lerobot/eval/action_source.h"
@@ -17,8 +18,11 @@ struct RolloutOptions {
   // lerobot.cpp only: feed all-zero images to the action source (the envs still render), to
   // measure how much a policy relies on its camera.
   bool blank_images = false;
-  // Keep the camera frames of the first `render_envs` envs (for rollout videos).
+  // Rollout videos: on_frame(i, rgb) gets each video frame (Env::render_video, video_h() x
+  // video_w() x 3, HWC) of env i < render_envs: the one after the reset, then the one after each
+  // step up to and including the step that ended the episode (LeRobot's videos keep those).
   int64_t render_envs = 0;
+  std::function<void(int64_t env, const uint8_t* rgb)> on_frame;
 };
 
 struct RolloutResult {
@@ -26,9 +30,6 @@ struct RolloutResult {
   torch::Tensor reward;   // (B, T) float32
   torch::Tensor success;  // (B, T) bool
   torch::Tensor done;     // (B, T) bool, cumulative (true from the first terminated/truncated step)
-  // frames[i][t]: env i's image (S*S*3 HWC uint8) before step t, then the one after the last step,
-  // for i < render_envs (T + 1 frames each).
-  std::vector<std::vector<std::vector<uint8_t>>> frames;
 };
 
 // LeRobot's preprocess_observation for the built-in tasks: images (N,S,S,3) uint8 -> float32

@@ -41,8 +41,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"env.max_parallel_tasks", "one task per env here"},
       {"env.disable_env_checker", "there is no gym env checker here"},
       {"env.render_mode", "only rgb_array (other values are refused: there is no window)"},
-      {"env.visualization_width", "evaluation videos are the env's camera (--env.image_size), not LeRobot's rendered view"},
-      {"env.visualization_height", "evaluation videos are the env's camera (--env.image_size), not LeRobot's rendered view"},
       {"env.observation_height", "LeRobot does not pass it to gym_pusht either (its camera is --env.image_size, 96)"},
       {"env.observation_width", "LeRobot does not pass it to gym_pusht either (its camera is --env.image_size, 96)"},
       {"eval.recording", "evaluation rollouts are not recorded as datasets"},
