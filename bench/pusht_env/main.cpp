@@ -1,8 +1,9 @@
 // bench_pusht_env: one PushT env on one thread, stepped by the pusher of the reference script
 // (scripts/pusht_reference/gym_pusht_reference.py) over seeds 0..episodes-1, 40 actions each.
 // Prints the median ms per action for: the step with the 96x96 camera (what an evaluation does),
-// the physics and reward alone, and the camera alone. peer.py times gym_pusht the same way;
-// run.sh runs both in one go and prints the ratio.
+// the physics and reward alone, the camera alone, and the 384x384 rendered view of the evaluation
+// videos (gym_pusht's render()). peer.py times gym_pusht the same way; run.sh runs both in one go
+// and prints the ratios.
 // Usage: bench_pusht_env [episodes=30]
 #include <algorithm>
 #include <chrono>
@@ -35,12 +36,12 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-enum class Part { kStepAndCamera, kStepOnly, kCameraOnly };
+enum class Part { kStepAndCamera, kStepOnly, kCameraOnly, kVideoOnly };
 
 // Milliseconds per action, one figure per episode.
 std::vector<double> run(PushTEnv& env, int episodes, Part part) {
   std::vector<double> per_episode;
-  std::vector<uint8_t> image(96 * 96 * 3);
+  std::vector<uint8_t> image(96 * 96 * 3), view(static_cast<size_t>(env.spec().video_w() * env.spec().video_h() * 3));
   float action[2];
   for (int e = 0; e < episodes; ++e) {
     env.reset(static_cast<uint64_t>(e));
@@ -48,10 +49,12 @@ std::vector<double> run(PushTEnv& env, int episodes, Part part) {
     for (int t = 0; t < 40; ++t) {
       pusher(env, t, action);
       const auto t0 = std::chrono::steady_clock::now();
-      if (part != Part::kCameraOnly) env.step(action);
-      if (part != Part::kStepOnly) env.render(image.data());
+      const bool render_only = part == Part::kCameraOnly || part == Part::kVideoOnly;
+      if (!render_only) env.step(action);
+      if (part == Part::kVideoOnly) env.render_video(view.data());
+      else if (part != Part::kStepOnly) env.render(image.data());
       ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (part == Part::kCameraOnly) env.step(action);
+      if (render_only) env.step(action);
     }
     per_episode.push_back(ms / 40);
   }
@@ -69,8 +72,10 @@ int main(int argc, char** argv) {
   const double all = median(run(env, episodes, Part::kStepAndCamera));
   const double physics = median(run(env, episodes, Part::kStepOnly));
   const double camera = median(run(env, episodes, Part::kCameraOnly));
+  const double video = median(run(env, episodes, Part::kVideoOnly));
   std::printf("pusht step with camera: median %.4f ms/step (%d episodes x 40 actions)\n", all, episodes);
   std::printf("pusht physics and reward: median %.4f ms/step\n", physics);
   std::printf("pusht camera (512x512 drawing, resize to 96x96): median %.4f ms/step\n", camera);
+  std::printf("pusht rendered view (512x512 drawing, resize to 384x384, action cross): median %.4f ms/frame\n", video);
   return 0;
 }
