@@ -147,7 +147,8 @@ int train_main(const Args& input) {
     cfg.dataset.root = root.string();
   }
   const LaunchEnv env = detect_launch_env();
-  // --policy.push_to_hub: the token is checked against the Hub now, not after hours of training.
+  // --policy.push_to_hub / --save_checkpoint_to_hub: the token is checked against the Hub now, not
+  // after hours of training.
   if (env.rank == 0) preflight_publish(cfg, hub::HubClient(hub::HubEnv::from_environment()));
   const int total = lf.num_processes * lf.num_machines;
   if (total > 1 && env.world_size == 1) {

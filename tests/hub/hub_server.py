@@ -12,7 +12,8 @@ CONFIG: {"token": "...",                       # accepted bearer token (never lo
          "faults": {"<repo file path>": "slow_unranged"|"cut_once"|"corrupt"},
          "users": [{"token": "...", "name": "alice", "role": "write"|"read",
                     "orgs": [{"name": "acme", "roleInOrg": "write"}]}],   # whoami-v2 and uploads
-         "multipart_threshold": 1048576}   # LFS objects above this go up in parts (optional)
+         "multipart_threshold": 1048576,   # LFS objects above this go up in parts (optional)
+         "refused_commits": {"<repo id>:<commit summary>": "<message>"}}   # such commits answer 403 (optional)
 Files ending in .parquet, .mp4, .safetensors or .bin are LFS: resolve answers 302 to a blob host
 (another origin: http://localhost:PORT/lfs/<sha256>) with X-Linked-Etag / X-Linked-Size; other
 files answer 200 with their git blob sha1 as ETag. Every request is logged as one JSON line.
@@ -343,6 +344,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not lines or lines[0]["key"] != "header":
             return self.error(400, "BadRequest", "the first line must be the header")
         header = lines[0]["value"]
+        refusal = self.hub.config.get("refused_commits", {}).get(repo_id + ":" + header.get("summary", ""))
+        if refusal is not None:
+            return self.error(403, "Forbidden", refusal)
         with self.hub.lock:
             head = self.hub.find_revision(repo, rev)
             if head is None:

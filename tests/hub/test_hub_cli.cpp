@@ -4,7 +4,9 @@
 // policy, and its refusals before the first step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "hub_cli_helpers.h"
 #include "hub_test_helpers.h"
@@ -213,6 +215,102 @@ TEST(HubTrain, PushToHubPublishesTheTrainedPolicyAndFailsEarlyWithoutAToken) {
                         (scratch / "finetune").string() + " --steps=1 --batch_size=4 --num_workers=0", &log), 0) << log;
   EXPECT_NE(log.find("Fine-tuning from"), std::string::npos) << log;
   EXPECT_EQ(log.find("Model pushed"), std::string::npos) << log;
+}
+
+// --save_checkpoint_to_hub (LeRobot's push_checkpoint_to_hub): every checkpoint goes to
+// --policy.repo_id as checkpoints/<step>/ in a commit "checkpoint <step>" tagged <step>, while the
+// run goes on; the run then resumes from that repo on a machine without its output folder (and
+// --policy.path of it says that is how to use it). A refused upload is an error naming the step,
+// the run still trains to its end and saves locally, and then exits with an error.
+TEST(HubTrain, SaveCheckpointToHubPushesEveryCheckpointAndTheRunResumesFromIt) {
+  TempDir tmp;
+  const fs::path scratch = tmp.path;
+  const fs::path data = scratch / "reach2d";
+  std::string log;
+  ASSERT_EQ(run_cli("dataset generate --env.type=reach2d --num_episodes=2 --env.image_size=64 --output_dir=" + data.string(), &log), 0) << log;
+  const std::string token = "hf_ckptPUSHtoken_4242";
+  Json config{{"token", "unused"},
+              {"repos", Json::array()},
+              {"users", Json::array({Json{{"token", token}, {"name", "alice"}}})},
+              {"refused_commits", Json{{"alice/act-run2:checkpoint 000004", "storage quota exceeded"}}}};
+  testing::HubServer server(config, scratch / "server");
+  HubEnvironment env(server.endpoint(), scratch / "hf_home");
+  const std::string run = "train" + std::string(kTinyAct) + " --dataset.root=" + data.string() + " --save_checkpoint_to_hub=true";
+
+  // Refused before any work: no repo id; no token.
+  ::setenv("HF_TOKEN", token.c_str(), 1);
+  EXPECT_EQ(run_cli(run + " --output_dir=" + (scratch / "r0").string(), &log), 2) << log;
+  EXPECT_NE(log.find("--policy.repo_id"), std::string::npos) << log;
+  EXPECT_NE(log.find("--save_checkpoint_to_hub=true"), std::string::npos) << log;
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(run_cli(run + " --policy.repo_id=alice/act-run --output_dir=" + (scratch / "r1").string(), &log), 2) << log;
+  EXPECT_NE(log.find("HF_TOKEN"), std::string::npos) << log;
+  EXPECT_EQ(log.find("step:"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(scratch / "r1"));
+
+  // Steps 2 and 4, pushed as they are saved; nothing published at the end (push_to_hub is false).
+  ::setenv("HF_TOKEN", token.c_str(), 1);
+  const fs::path out = scratch / "run";
+  ASSERT_EQ(run_cli(run + " --steps=4 --save_freq=2 --policy.repo_id=alice/act-run --output_dir=" + out.string(), &log), 0)
+      << log;
+  EXPECT_EQ(log.find(token), std::string::npos) << log;
+  EXPECT_NE(log.find("Checkpoint 000002 pushed to " + server.endpoint() + "/alice/act-run"), std::string::npos) << log;
+  EXPECT_NE(log.find("Checkpoint 000004 pushed"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Model pushed"), std::string::npos) << log;
+  HubClient reader = testing::make_client(server.endpoint(), scratch / "reader", token);
+  const RepoInfo info = reader.repo_info(RepoType::kModel, "alice/act-run", "main");
+  int pushed = 0;
+  for (const char* step : {"000002", "000004"}) {
+    const fs::path local = out / "checkpoints" / step;
+    for (const auto& e : fs::recursive_directory_iterator(local)) {
+      if (!e.is_regular_file()) continue;
+      const std::string in_repo = "checkpoints/" + std::string(step) + "/" + fs::relative(e.path(), local).generic_string();
+      ASSERT_NE(std::find(info.files.begin(), info.files.end(), in_repo), info.files.end()) << in_repo;
+      EXPECT_EQ(sha256_file(reader.download_file(scratch / "reader/hub", RepoType::kModel, "alice/act-run", "main", in_repo)),
+                sha256_file(e.path())) << in_repo;
+      ++pushed;
+    }
+  }
+  EXPECT_GE(pushed, 2 * 8);  // pretrained_model/ and training_state/ of both steps
+  const RepoRefs refs = reader.list_refs(RepoType::kModel, "alice/act-run");
+  HttpRequest commits_req;
+  commits_req.url = server.endpoint() + "/api/models/alice/act-run/commits/main";
+  commits_req.headers = {"Authorization: Bearer " + token};
+  const Json commits = Json::parse(http_perform(commits_req).body);
+  ASSERT_EQ(commits.size(), 3u) << commits.dump();  // checkpoint 000004, checkpoint 000002, initial commit
+  EXPECT_EQ(commits[0]["title"], "checkpoint 000004");
+  EXPECT_EQ(commits[1]["title"], "checkpoint 000002");
+  for (const auto& [tag, commit] : {std::pair<std::string, Json>{"000002", commits[1]["id"]}, {"000004", commits[0]["id"]}}) {
+    auto it = std::find_if(refs.tags.begin(), refs.tags.end(), [&](const RepoRefs::Ref& r) { return r.name == tag; });
+    ASSERT_NE(it, refs.tags.end()) << "no tag " << tag;
+    EXPECT_EQ(it->commit, commit.get<std::string>()) << tag;
+  }
+
+  // On a machine without the run's folder: resumed from the repo's latest checkpoint, step 4.
+  const fs::path resumed = scratch / "elsewhere";
+  ASSERT_EQ(run_cli("train --resume=true --config_path=alice/act-run --steps=6 --save_checkpoint_to_hub=false --output_dir=" +
+                        resumed.string(), &log), 0) << log;
+  EXPECT_NE(log.find("at step 4"), std::string::npos) << log;
+  EXPECT_EQ(read_file(resumed / "checkpoints/000004/pretrained_model/model.safetensors"),
+            read_file(out / "checkpoints/000004/pretrained_model/model.safetensors"));
+  // The repo is a run's checkpoints, not a published policy: --policy.path says so and how to use it.
+  EXPECT_EQ(run_cli("train --policy.path=alice/act-run --dataset.root=" + data.string() +
+                        " --steps=1 --batch_size=4 --num_workers=0 --output_dir=" + (scratch / "ft").string(), &log), 2)
+      << log;
+  EXPECT_NE(log.find("--resume=true --config_path=alice/act-run"), std::string::npos) << log;
+
+  // A refused upload: an error naming the step while the run goes on; the later checkpoint is
+  // pushed, everything is saved locally, and the run then fails naming what is missing.
+  const fs::path out2 = scratch / "run2";
+  EXPECT_NE(run_cli(run + " --steps=6 --save_freq=2 --policy.repo_id=alice/act-run2 --output_dir=" + out2.string(), &log), 0)
+      << log;
+  EXPECT_NE(log.find("Checkpoint 000004 was not pushed to alice/act-run2: "), std::string::npos) << log;
+  EXPECT_NE(log.find("storage quota exceeded"), std::string::npos) << log;
+  EXPECT_NE(log.find("Checkpoint 000006 pushed"), std::string::npos) << log;
+  EXPECT_NE(log.find("1 of 3 checkpoint(s) were not pushed to alice/act-run2 (000004)"), std::string::npos) << log;
+  EXPECT_NE(log.find("--save_checkpoint_to_hub"), std::string::npos) << log;
+  EXPECT_TRUE(fs::exists(out2 / "checkpoints/000006/pretrained_model/model.safetensors"));
+  EXPECT_EQ(log.find(token), std::string::npos) << log;
 }
 
 }  // namespace

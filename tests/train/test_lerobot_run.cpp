@@ -182,7 +182,8 @@ TEST(LeRobotRun, KeysThatWouldChangeTheResultAreRefusedByName) {
       {{"reward_model"}, Json{{"type", "classifier"}}, "reward_model"},
       {{"job", "target"}, "a10g-small", "job.target"},
       {{"checkpoint_format"}, "dcp", "checkpoint_format"},
-      {{"save_checkpoint_to_hub"}, true, "save_checkpoint_to_hub"},
+      // Pushing checkpoints is done, but like LeRobot it needs the repo (the fixture's is null).
+      {{"save_checkpoint_to_hub"}, true, "policy.repo_id"},
       {{"parallelism", "context_parallel", "ring_degree"}, 2, "parallelism.context_parallel"},
       {{"parallelism", "cfg_parallel"}, 2, "parallelism.cfg_parallel"},
       {{"parallelism", "dp_shard"}, 2, "parallelism.dp_shard"},

@@ -1,8 +1,10 @@
 // A model repo's pretrained_model files into the standard cache (huggingface_hub's snapshot).
 #include "lerobot/hub/pretrained.h"
 
+#include <algorithm>
 #include <cctype>
 
+#include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/strings.h"
 
@@ -44,6 +46,16 @@ fs::path resolve_pretrained(const HubClient& client, const std::string& value, c
   Snapshot snap = client.snapshot(client.env().hub_cache, RepoType::kModel, value, revision, [](const std::string& f) {
     return f.find('/') == std::string::npos && (ends_with(f, ".json") || ends_with(f, ".safetensors"));
   });
+  const bool has_config = std::find(snap.files.begin(), snap.files.end(), "config.json") != snap.files.end();
+  const bool has_checkpoints = std::any_of(snap.files.begin(), snap.files.end(),
+                                           [](const std::string& f) { return starts_with(f, "checkpoints/"); });
+  if (!has_config && has_checkpoints)  // a training repo (--save_checkpoint_to_hub), not a published policy
+    throw_usage("the Hub repo " + value + " (revision " + revision +
+                    ") has no config.json at its top: it holds a run's checkpoints (checkpoints/<step>/, as "
+                    "--save_checkpoint_to_hub pushes them), not a published policy",
+                "--policy.path",
+                "resume that run with --resume=true --config_path=" + value +
+                    ", or download checkpoints/<step>/pretrained_model and pass its directory to --policy.path");
   LOG_INFO << "policy " << value << " (Hub, commit " << snap.commit.substr(0, 10) << "): " << snap.dir.string();
   return snap.dir;
 }

@@ -25,15 +25,38 @@ bool publishable(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The flag that makes the run write to the Hub, for messages.
+std::string hub_write_flag(const TrainPipelineConfig& cfg) {
+  return cfg.policy && cfg.policy->push_to_hub ? "--policy.push_to_hub=true" : "--save_checkpoint_to_hub=true";
+}
+
+std::string hub_write_off(const TrainPipelineConfig& cfg) {
+  std::string off;
+  if (cfg.policy && cfg.policy->push_to_hub) off = "--policy.push_to_hub=false";
+  if (cfg.save_checkpoint_to_hub) off += std::string(off.empty() ? "" : " and ") + "--save_checkpoint_to_hub=false";
+  return off;
+}
+
+}  // namespace
+
+bool writes_to_hub(const TrainPipelineConfig& cfg) {
+  return (cfg.policy && cfg.policy->push_to_hub) || cfg.save_checkpoint_to_hub;
+}
+
 void check_publish_flags(const TrainPipelineConfig& cfg) {
-  if (!cfg.policy || !cfg.policy->push_to_hub) return;
-  const std::optional<std::string>& id = cfg.policy->repo_id;
-  const std::string flag = "--policy.push_to_hub=true";
+  if (!writes_to_hub(cfg)) return;
+  const std::string flag = hub_write_flag(cfg);
+  const std::optional<std::string> id = cfg.policy ? cfg.policy->repo_id : std::nullopt;
   if (!id || id->empty())
-    throw_usage(flag + " needs the repo to publish to, and --policy.repo_id is not set",
+    throw_usage(flag + " needs the repo to " +
+                    (cfg.policy && cfg.policy->push_to_hub ? "publish to" : "push the checkpoints to") +
+                    ", and --policy.repo_id is not set",
                 "--policy.repo_id",
-                "pass --policy.repo_id=<your user or org>/<model name>, or --policy.push_to_hub=false to keep the "
-                "policy local (LeRobot's default is true; lerobot.cpp's is false)");
+                "pass --policy.repo_id=<your user or org>/<model name>, or " + hub_write_off(cfg) +
+                    " to keep the run local" +
+                    (cfg.policy && cfg.policy->push_to_hub ? " (LeRobot's default is true; lerobot.cpp's is false)" : ""));
   const std::string problem = hub::repo_id_problem(*id);
   if (!problem.empty())
     throw_usage("--policy.repo_id='" + *id + "' is not a Hub repo id: " + problem, "--policy.repo_id",
@@ -41,42 +64,47 @@ void check_publish_flags(const TrainPipelineConfig& cfg) {
 }
 
 void preflight_publish(TrainPipelineConfig& cfg, const hub::HubClient& client) {
-  if (!cfg.policy || !cfg.policy->push_to_hub) return;
+  if (!writes_to_hub(cfg)) return;
   check_publish_flags(cfg);
+  const std::string flag = hub_write_flag(cfg), off = hub_write_off(cfg);
   const hub::HubEnv& env = client.env();
   if (env.offline)
-    throw_usage("--policy.push_to_hub=true but HF_HUB_OFFLINE is set: the trained policy could not be uploaded",
-                "HF_HUB_OFFLINE", "unset HF_HUB_OFFLINE, or pass --policy.push_to_hub=false");
+    throw_usage(flag + " but HF_HUB_OFFLINE is set: nothing could be uploaded", "HF_HUB_OFFLINE",
+                "unset HF_HUB_OFFLINE, or pass " + off);
   if (env.token.empty())
-    throw_usage("publishing to --policy.repo_id needs a Hugging Face token with write access, and none was found "
+    throw_usage("uploading to --policy.repo_id needs a Hugging Face token with write access, and none was found "
                 "(HF_TOKEN is not set and " + env.token_path.string() + " does not exist)",
                 "HF_TOKEN",
                 "run `hf auth login` (it writes " + env.token_path.string() + ") or set HF_TOKEN to a write token from " +
-                    env.endpoint + "/settings/tokens; or pass --policy.push_to_hub=false");
+                    env.endpoint + "/settings/tokens; or pass " + off);
   const hub::WhoAmI who = client.whoami();
   if (who.token_role == "read")
-    throw_usage("the Hugging Face token of '" + who.name + "' is read-only: it cannot publish --policy.repo_id=" +
+    throw_usage("the Hugging Face token of '" + who.name + "' is read-only: it cannot upload to --policy.repo_id=" +
                     *cfg.policy->repo_id,
                 "HF_TOKEN", "create a token with write access at " + env.endpoint + "/settings/tokens");
   std::string& id = *cfg.policy->repo_id;
   if (id.find('/') == std::string::npos) {
     id = who.name + "/" + id;  // create_repo puts a bare name in the user's namespace
-    LOG_INFO << "--policy.repo_id has no namespace: publishing to " << id;
+    LOG_INFO << "--policy.repo_id has no namespace: uploading to " << id;
   }
   const std::string ns = id.substr(0, id.find('/'));
   if (ns != who.name) {
     auto org = std::find_if(who.orgs.begin(), who.orgs.end(), [&](const hub::WhoAmI::Org& o) { return o.name == ns; });
     if (org == who.orgs.end())
       throw_usage("--policy.repo_id=" + id + ": the token belongs to '" + who.name + "', who is not a member of '" + ns +
-                      "', so the upload at the end would be refused",
+                      "', so the Hub would refuse the upload",
                   "--policy.repo_id", "pass --policy.repo_id=" + who.name + "/" + id.substr(ns.size() + 1) +
                                           " (your namespace) or a token of a member of '" + ns + "'");
     if (org->role == "read")
       throw_usage("--policy.repo_id=" + id + ": '" + who.name + "' has only read access in '" + ns + "'",
-                  "--policy.repo_id", "ask an admin of '" + ns + "' for write access, or publish to " + who.name + "/...");
+                  "--policy.repo_id", "ask an admin of '" + ns + "' for write access, or upload to " + who.name + "/...");
   }
-  LOG_INFO << "Will publish the trained policy to " << client.repo_url(hub::RepoType::kModel, id) << " as '"
-           << who.name << "' (token checked)";
+  const std::string url = client.repo_url(hub::RepoType::kModel, id);
+  if (cfg.save_checkpoint_to_hub)
+    LOG_INFO << "Will push every checkpoint to " << url << " (checkpoints/<step>/, tagged <step>) as '" << who.name
+             << "' (token checked)";
+  if (cfg.policy->push_to_hub)
+    LOG_INFO << "Will publish the trained policy to " << url << " as '" << who.name << "' (token checked)";
 }
 
 hub::CommitResult publish_pretrained_model(const TrainPipelineConfig& cfg, const DatasetMetadata* meta,

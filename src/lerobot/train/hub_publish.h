@@ -1,4 +1,5 @@
-// --policy.push_to_hub: LeRobot's publish_trained_model in lerobot.cpp. Checked twice before any
+// --policy.push_to_hub: LeRobot's publish_trained_model in lerobot.cpp (and the checks that
+// --save_checkpoint_to_hub shares with it). Checked twice before any
 // work (the flags when parsed; the token against the Hub's whoami before the first step), so a
 // long run cannot fail at its end for a missing token or a bad repo id; then, after the last
 // checkpoint, rank 0 uploads pretrained_model/ and a README.md model card in one commit.
@@ -15,13 +16,18 @@ namespace lerobot {
 struct DatasetMetadata;
 struct TrainSetup;
 
-// LeRobot's validate(): push_to_hub needs policy.repo_id, a valid Hub repo id. Usage errors.
+// Whether the run uploads: --policy.push_to_hub (the trained policy, at the end) or
+// --save_checkpoint_to_hub (every checkpoint, as it is saved: checkpoint_uploader.h).
+bool writes_to_hub(const TrainPipelineConfig& cfg);
+
+// LeRobot's validate(): push_to_hub and save_checkpoint_to_hub need policy.repo_id, a valid Hub
+// repo id. Usage errors.
 void check_publish_flags(const TrainPipelineConfig& cfg);
 
 // Before training (the main process): a token is there (HF_TOKEN or the file `hf auth login`
 // writes), the Hub is not in offline mode, whoami-v2 accepts the token, the token can write
 // and its user may write to the repo's namespace. A bare --policy.repo_id=name becomes
-// <user>/name in `cfg` (as create_repo does). Does nothing when push_to_hub is false.
+// <user>/name in `cfg` (as create_repo does). Does nothing when the run does not write to the Hub.
 void preflight_publish(TrainPipelineConfig& cfg, const hub::HubClient& client);
 
 // The model card (README.md): LeRobot's card metadata (license, library_name lerobot,

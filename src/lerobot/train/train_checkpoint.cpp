@@ -58,6 +58,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
     }
     const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);
     LOG_INFO << "Checkpoint policy after step " << step << " -> " << dir.string();
+    if (s.uploader) s.uploader->push(dir);  // --save_checkpoint_to_hub, on the uploader's thread
   }
   s.group->wait_for_rank0("the checkpoint at step " + std::to_string(step));  // a slow disk may outlast the timeout
 }

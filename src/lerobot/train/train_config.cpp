@@ -63,7 +63,9 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "wandb", wandb, "Weights & Biases");
   field(v, "peft", peft, "LeRobot's PEFT (LoRA) settings (not available: only null)");
   field(v, "job", job, "Where the run happens (LeRobot's HF Jobs; only local)");
-  field(v, "save_checkpoint_to_hub", save_checkpoint_to_hub, "Upload every checkpoint to the Hub (not available)");
+  field(v, "save_checkpoint_to_hub", save_checkpoint_to_hub,
+        "Push every checkpoint to --policy.repo_id as checkpoints/<step>/, tagged <step> (resume elsewhere with "
+        "--resume=true --config_path=<repo>)");
   field(v, "sample_weighting", sample_weighting, "LeRobot's sample weighting, e.g. RA-BC (not available: only null)");
   field(v, "rename_map", rename_map, "Rename observation keys {dataset_key: policy_key}");
   field(v, "checkpoint_path", resumed_from,

@@ -30,10 +30,6 @@ void TrainPipelineConfig::refuse_unsupported_lerobot_sections() const {
   if (job.is_remote())
     throw_usage("job.target='" + *job.target + "' submits the run to Hugging Face Jobs; lerobot.cpp trains on this machine",
                 "job.target", "drop --job.target (or set it to local / null) and run lerobot-cpp where the run should happen");
-  if (save_checkpoint_to_hub)
-    throw_usage("uploading each checkpoint to the Hub during training is not available in lerobot.cpp",
-                "save_checkpoint_to_hub",
-                "set save_checkpoint_to_hub to false and upload checkpoints/<step>/pretrained_model with huggingface-cli");
   if (parallelism.context_parallel.ring_degree != 1 || parallelism.context_parallel.ulysses_degree != 1)
     throw_usage("context parallelism is not implemented (ring_degree=" +
                     std::to_string(parallelism.context_parallel.ring_degree) +

@@ -231,6 +231,12 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                      "trains on its own batches (a test/diagnostic switch)";
   }
   s->cfg = std::move(cfg);
+  if (s->cfg.save_checkpoint_to_hub && s->is_main()) {  // the token and repo were checked before this
+    if (!s->cfg.save_checkpoint)
+      LOG_WARNING << "--save_checkpoint_to_hub=true with --save_checkpoint=false: no checkpoint is written, so none is pushed";
+    s->uploader = std::make_unique<CheckpointUploader>(hub::HubEnv::from_environment(), *s->cfg.policy->repo_id,
+                                                       s->cfg.policy->private_);
+  }
   if (s->cfg.ema.enable && s->is_main()) {  // from the weights the run starts with (resume: reloaded below)
     s->ema = std::make_unique<EmaModel>(s->policy->parameters(), EmaSchedule::from_config(s->cfg.ema));
     const auto& e = s->cfg.ema;

@@ -1,11 +1,13 @@
 // The training loop. One iteration: next batch -> prepare -> update (forward, backward with
 // gradient all-reduce overlapped, clip, optimizer and scheduler step) -> metrics -> log ->
-// held-out loss -> checkpoint -> evaluation; then publishing (--policy.push_to_hub). Building the
+// held-out loss -> checkpoint (pushed to the Hub on its own thread with --save_checkpoint_to_hub) ->
+// evaluation; then publishing (--policy.push_to_hub). Building the
 // pieces is in train_setup.cpp, one update in update_step.cpp (captured as a CUDA graph where safe:
 // step_capture.cpp), checkpoint contents in
 // train_checkpoint.cpp, publishing in hub_publish.cpp.
 #include "lerobot/train/trainer.h"
 
+#include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/timer.h"
 #include "lerobot/train/batch_prep.h"
@@ -74,8 +76,15 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   }
   s.group->barrier();
   logger.finish(step);
+  // --save_checkpoint_to_hub: the checkpoints still going up; a failed one fails the run at the end.
+  const std::string not_pushed = s.uploader ? s.uploader->finish() : "";
   // --policy.push_to_hub (checked before the first step): the other ranks are done and exit.
   if (s.cfg.policy->push_to_hub && s.is_main()) publish_trained_policy(s);
+  if (!not_pushed.empty())
+    throw_runtime(not_pushed, "--save_checkpoint_to_hub",
+                  "training finished and every checkpoint is saved under " + (s.output_dir / kCheckpointsDir).string() +
+                      "; upload the missing ones with `hf upload " + *s.cfg.policy->repo_id +
+                      " <checkpoint dir> checkpoints/<step>`");
   TrainResult result;
   result.final_step = step;
   result.output_dir = s.output_dir;

@@ -54,7 +54,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"reward_model", "only null: reward-model training is refused"},
       {"peft", "only null: PEFT adapters are refused"},
       {"sample_weighting", "only null: sample weighting (RA-BC) is refused"},
-      {"save_checkpoint_to_hub", "only false: uploading checkpoints during training is refused"},
       {"checkpoint_path", "LeRobot records the resumed checkpoint here; the checkpoint to resume is --config_path"},
   };
   return flags;
