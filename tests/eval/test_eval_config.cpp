@@ -75,6 +75,29 @@ TEST(EvalConfig, RejectsBadFlags) {
   EXPECT_EQ(parse_error({path, "--env.type=reach3d"}).kind(), ErrorKind::kUsage);
   EXPECT_EQ(parse_error({path, "--env.type=reach2d", "--policy.type=act"}).kind(), ErrorKind::kUsage);
   EXPECT_EQ(parse_error({"--policy.path=/nonexistent/dir", "--env.type=reach2d"}).kind(), ErrorKind::kUsage);
+  // LeRobot 0.6's rollout recording: its flags parse, and recording itself is refused by name.
+  e = parse_error({path, "--env.type=reach2d", "--eval.recording=true"});
+  EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+  EXPECT_EQ(e.where(), "--eval.recording") << e.what();
+  e = parse_error({path, "--env.type=reach2d", "--eval.recording_repo_id=me/rollouts"});
+  EXPECT_EQ(e.where(), "--eval.recording_repo_id") << e.what();  // LeRobot: requires eval.recording=true
+  fs::remove_all(dir);
+}
+
+// Every flag of LeRobot 0.6.2's EvalPipelineConfig and EvalConfig parses (lerobot-eval commands
+// run unchanged), with what each sets.
+TEST(EvalConfig, TakesEveryLeRobotEvalFlag) {
+  const fs::path dir = policy_dir();
+  const EvalPipelineConfig cfg = parse_eval_config(
+      {"--policy.path=" + dir.string(), "--env.type=pusht", "--eval.n_episodes=3", "--eval.batch_size=0",
+       "--eval.use_async_envs=false", "--eval.recording=false", "--eval.recording_private=true", "--output_dir=/tmp/x",
+       "--job_name=j", "--seed=3", "--rename_map={\"a\": \"b\"}", "--trust_remote_code=true"});
+  EXPECT_FALSE(cfg.eval.use_async_envs);
+  EXPECT_FALSE(cfg.eval.recording);
+  EXPECT_TRUE(cfg.eval.recording_private);
+  EXPECT_TRUE(cfg.trust_remote_code);
+  EXPECT_EQ(cfg.rename_map.at("a"), "b");
+  EXPECT_EQ(cfg.resolved_batch_size(), 3);
   fs::remove_all(dir);
 }
 

@@ -15,6 +15,11 @@ void EvalRunConfig::validate() const {
   if (n_episodes < 1) throw_usage("n_episodes must be >= 1, got " + std::to_string(n_episodes), "--eval.n_episodes");
   if (batch_size < 0) throw_usage("batch_size must be >= 0, got " + std::to_string(batch_size), "--eval.batch_size");
   if (max_videos < 0) throw_usage("max_videos must be >= 0", "--eval.max_videos");
+  if (recording)
+    throw_usage("recording the evaluation rollouts as a dataset is not implemented in lerobot.cpp", "--eval.recording",
+                "drop --eval.recording: eval_info.json has every episode's rewards and success, videos/ the first "
+                "--eval.max_videos rollouts");
+  if (recording_repo_id) throw_usage("eval.recording_repo_id requires eval.recording=true", "--eval.recording_repo_id");
 }
 
 void EvalPipelineConfig::visit(FieldVisitor& v) {
@@ -26,6 +31,8 @@ void EvalPipelineConfig::visit(FieldVisitor& v) {
   field(v, "seed", seed, "Episode k of the evaluation uses env seed seed + k");
   field(v, "rename_map", rename_map, "Rename observation keys {env_key: policy_key}");
   field(v, "cuda", cuda, "(lerobot.cpp) CUDA settings: TF32 and cuDNN benchmark (on, as lerobot-eval sets them), graphs");
+  field(v, "trust_remote_code", trust_remote_code,
+        "LeRobot's consent to run a Hub environment's code; the environments here are built in, so nothing is run");
 }
 
 void EvalPipelineConfig::validate() const {

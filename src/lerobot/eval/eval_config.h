@@ -23,10 +23,17 @@ struct EvalRunConfig : Config {
   bool blank_images = false;
   // lerobot.cpp only: rollout videos to write (lerobot-eval always writes up to 10).
   int64_t max_videos = 10;
+  // LeRobot 0.6's rollout recording: only false is accepted (validate()).
+  bool recording = false;
+  std::optional<std::string> recording_repo_id;
+  bool recording_private = false;
   void visit(FieldVisitor& v) override {
     field(v, "n_episodes", n_episodes, "Episodes to evaluate");
     field(v, "batch_size", batch_size, "Environments stepped together (0: min(n_episodes, 50); above n_episodes: n_episodes)");
     field(v, "use_async_envs", use_async_envs, "Step the environments on several threads");
+    field(v, "recording", recording, "Record the rollouts as a LeRobot dataset (only false: not implemented)");
+    field(v, "recording_repo_id", recording_repo_id, "Hub repo for recorded rollouts (needs --eval.recording=true)");
+    field(v, "recording_private", recording_private, "Private recording repos (needs --eval.recording=true)");
     field(v, "blank_images", blank_images,
           "(lerobot.cpp) Feed all-zero camera images to the policy: a policy that uses its camera scores lower");
     field(v, "max_videos", max_videos, "(lerobot.cpp) Rollout videos to write (videos/<env>_0/eval_episode_<i>.mp4)");
@@ -47,6 +54,7 @@ struct EvalPipelineConfig : Config {
   int64_t seed = 1000;
   std::map<std::string, std::string> rename_map;
   CudaConfig cuda;  // lerobot.cpp: TF32 / cuDNN benchmark as lerobot-eval sets them, graphs
+  bool trust_remote_code = false;  // LeRobot's consent for Hub envs' code; the envs here are built in
 
   void visit(FieldVisitor& v) override;
   void validate() const override;
