@@ -3,12 +3,15 @@
 // the download endpoints, file for file, with the hashes the server computed itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 #include "hub_test_helpers.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/safetensors.h"
 #include "lerobot/common/strings.h"
+#include "lerobot/hub/checkpoint_uploader.h"
 #include "lerobot/hub/hashing.h"
 #include "lerobot/hub/http.h"
 
@@ -215,6 +218,64 @@ TEST(HubUpload, RefusedTokensAndNamespacesAreUsageErrorsWithoutTheToken) {
   HubClient rita = testing::make_client(server.endpoint(), tmp.path / "h3", kReader);
   EXPECT_EQ(rita.whoami().token_role, "read");
   expect_usage([&] { rita.create_repo(RepoType::kModel, "rita/model", std::nullopt); }, {"403"}, kReader);
+}
+
+// --save_checkpoint_to_hub's uploader: checkpoint directories queued while "training" goes on are
+// pushed one after another in step order, each as checkpoints/<step>/ in a commit tagged <step>;
+// a commit the Hub refuses is reported by finish() (step and reason, no token) and does not stop
+// the later ones; the destructor waits for what is still queued.
+TEST(HubUpload, CheckpointUploaderPushesEachStepInOrderAndReportsRefusedOnes) {
+  TempDir tmp;
+  Json cfg = server_config();
+  cfg["refused_commits"] = Json{{"alice/run:checkpoint 000003", "storage quota exceeded"}};
+  HubServer server(cfg, tmp.path / "server");
+  std::vector<fs::path> dirs;
+  for (int step = 1; step <= 4; ++step) {
+    const fs::path dir = tmp.path / "out/checkpoints" / ("00000" + std::to_string(step));
+    make_folder(dir / "pretrained_model", 0.5f * step);
+    fs::create_directories(dir / "training_state");
+    std::ofstream(dir / "training_state/training_step.json") << "{\"step\": " << step << "}\n";
+    std::ofstream(dir / "training_state/partial.tmp") << "an unfinished atomic write";  // not pushed
+    dirs.push_back(dir);
+  }
+  std::string report;
+  {
+    CheckpointUploader uploader(testing::make_client(server.endpoint(), tmp.path / "home", kAlice), "alice/run", true);
+    for (size_t i = 0; i < 3; ++i) uploader.push(dirs[i]);
+    report = uploader.finish();
+    uploader.push(dirs[3]);  // left to the destructor
+  }
+  EXPECT_EQ(report.find(kAlice), std::string::npos) << report;
+  EXPECT_EQ(report.find("1 of 3 checkpoint(s) were not pushed to alice/run (000003): "), 0u) << report;
+  EXPECT_NE(report.find("storage quota exceeded"), std::string::npos) << report;
+
+  HubClient reader = testing::make_client(server.endpoint(), tmp.path / "reader", kAlice);
+  const Json commits = get_json(server.endpoint() + "/api/models/alice/run/commits/main", kAlice);
+  ASSERT_EQ(commits.size(), 4u) << commits.dump();
+  EXPECT_EQ(commits[0]["title"], "checkpoint 000004");
+  EXPECT_EQ(commits[1]["title"], "checkpoint 000002");
+  EXPECT_EQ(commits[2]["title"], "checkpoint 000001");
+  const RepoRefs refs = reader.list_refs(RepoType::kModel, "alice/run");
+  std::map<std::string, std::string> tags;
+  for (const auto& t : refs.tags) tags[t.name] = t.commit;
+  EXPECT_EQ(tags.size(), 3u);
+  EXPECT_EQ(tags["000001"], commits[2]["id"].get<std::string>());
+  EXPECT_EQ(tags["000002"], commits[1]["id"].get<std::string>());
+  EXPECT_EQ(tags["000004"], commits[0]["id"].get<std::string>());
+  // Each tag holds its step's files, read back identical; a step is in no commit before its own.
+  const RepoInfo at2 = reader.repo_info(RepoType::kModel, "alice/run", "000002");
+  for (const char* f : {"checkpoints/000001/pretrained_model/model.safetensors", "checkpoints/000002/training_state/training_step.json",
+                        "checkpoints/000002/pretrained_model/config.json"})
+    EXPECT_NE(std::find(at2.files.begin(), at2.files.end(), f), at2.files.end()) << f;
+  for (const auto& f : at2.files) {
+    EXPECT_EQ(f.find("000004"), std::string::npos) << f;
+    EXPECT_EQ(f.find(".tmp"), std::string::npos) << f;
+  }
+  const fs::path got = reader.download_file(tmp.path / "reader/hub", RepoType::kModel, "alice/run", "000004",
+                                            "checkpoints/000004/pretrained_model/model.safetensors");
+  EXPECT_EQ(sha256_file(got), sha256_file(dirs[3] / "pretrained_model/model.safetensors"));
+  HubClient anonymous = testing::make_client(server.endpoint(), tmp.path / "anon");
+  EXPECT_THROW(anonymous.repo_info(RepoType::kModel, "alice/run", "main"), Error);  // private, as asked
 }
 
 }  // namespace

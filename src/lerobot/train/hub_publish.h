@@ -17,7 +17,7 @@ struct DatasetMetadata;
 struct TrainSetup;
 
 // Whether the run uploads: --policy.push_to_hub (the trained policy, at the end) or
-// --save_checkpoint_to_hub (every checkpoint, as it is saved: checkpoint_uploader.h).
+// --save_checkpoint_to_hub (every checkpoint, as it is saved: hub/checkpoint_uploader.h).
 bool writes_to_hub(const TrainPipelineConfig& cfg);
 
 // LeRobot's validate(): push_to_hub and save_checkpoint_to_hub need policy.repo_id, a valid Hub

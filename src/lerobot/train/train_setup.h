@@ -20,7 +20,7 @@
 #include "lerobot/optim/scheduler.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/processor_io.h"
-#include "lerobot/train/checkpoint_uploader.h"
+#include "lerobot/hub/checkpoint_uploader.h"
 #include "lerobot/train/heldout_loss.h"
 #include "lerobot/train/train_config.h"
 
@@ -43,7 +43,7 @@ struct TrainSetup {
   std::unique_ptr<LossScaler> scaler;      // fp16 only
   std::unique_ptr<GradReducer> reducer;    // world size > 1 only
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
-  std::unique_ptr<CheckpointUploader> uploader;  // --save_checkpoint_to_hub, main process only
+  std::unique_ptr<hub::CheckpointUploader> uploader;  // --save_checkpoint_to_hub, main process only
 
   int64_t start_step = 0;
   // Of the checkpoint resumed from, when they differ from this run's (LeRobot warns and positions

@@ -1,9 +1,9 @@
 // --save_checkpoint_to_hub: LeRobot's push_checkpoint_to_hub. Every checkpoint the run saves goes
 // to the policy's Hub repo as checkpoints/<step>/ (pretrained_model/, training_state/ and the EMA
 // copy, verbatim), in a commit "checkpoint <step>" tagged <step>, so a run that dies on one machine
-// resumes on another (`--resume=true --config_path=<repo>`, hub_checkpoint.h) and any checkpoint
-// is `--policy.path=<repo> --policy.pretrained_revision=<step>`. The uploads run on a thread of
-// their own, one after another in step order, so training does not wait for the network.
+// resumes on another (`--resume=true --config_path=<repo>`, train/hub_checkpoint.h), and every
+// step stays reachable at its tag. The uploads run on a thread of their own, one after another in
+// step order, so training does not wait for the network.
 #pragma once
 
 #include <condition_variable>
@@ -17,16 +17,16 @@
 #include "lerobot/common/fs.h"
 #include "lerobot/hub/hub_client.h"
 
-namespace lerobot {
+namespace lerobot::hub {
 
 // One checkpoint directory (.../checkpoints/<step>) uploaded to repo_id under checkpoints/<step>/,
 // the repo created first if missing (private_ as --policy.private), the commit tagged <step>.
-hub::CommitResult push_checkpoint_to_hub(const hub::HubClient& client, const fs::path& checkpoint_dir,
+CommitResult push_checkpoint_to_hub(const HubClient& client, const fs::path& checkpoint_dir,
                                          const std::string& repo_id, std::optional<bool> private_);
 
 class CheckpointUploader {
  public:
-  CheckpointUploader(hub::HubEnv env, std::string repo_id, std::optional<bool> private_);
+  CheckpointUploader(HubClient client, std::string repo_id, std::optional<bool> private_);
   // Waits for the queued uploads (each bounded by the Hub client's timeouts and retries): a run
   // that stops on an error still leaves its saved checkpoints on the Hub.
   ~CheckpointUploader();
@@ -42,7 +42,7 @@ class CheckpointUploader {
  private:
   void run();
 
-  hub::HubClient client_;
+  HubClient client_;
   std::string repo_id_;
   std::optional<bool> private_;
   std::mutex mu_;
@@ -55,4 +55,4 @@ class CheckpointUploader {
   std::thread worker_;
 };
 
-}  // namespace lerobot
+}  // namespace lerobot::hub

@@ -1,5 +1,5 @@
 // --save_checkpoint_to_hub (see checkpoint_uploader.h).
-#include "lerobot/train/checkpoint_uploader.h"
+#include "lerobot/hub/checkpoint_uploader.h"
 
 #include <algorithm>
 
@@ -7,12 +7,12 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/strings.h"
 
-namespace lerobot {
+namespace lerobot::hub {
 
-hub::CommitResult push_checkpoint_to_hub(const hub::HubClient& client, const fs::path& checkpoint_dir,
+CommitResult push_checkpoint_to_hub(const HubClient& client, const fs::path& checkpoint_dir,
                                          const std::string& repo_id, std::optional<bool> private_) {
   const std::string name = checkpoint_dir.filename().string();
-  std::vector<hub::UploadFile> files;
+  std::vector<UploadFile> files;
   for (const auto& e : fs::recursive_directory_iterator(checkpoint_dir)) {
     if (!e.is_regular_file() || ends_with(e.path().filename().string(), ".tmp")) continue;
     files.push_back({"checkpoints/" + name + "/" + fs::relative(e.path(), checkpoint_dir).generic_string(), e.path()});
@@ -20,16 +20,16 @@ hub::CommitResult push_checkpoint_to_hub(const hub::HubClient& client, const fs:
   if (files.empty())
     throw_runtime("the checkpoint directory has no files to push", checkpoint_dir.string());
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path_in_repo < b.path_in_repo; });
-  client.create_repo(hub::RepoType::kModel, repo_id, private_, true);
-  hub::CommitResult r = client.upload_files(hub::RepoType::kModel, repo_id, files, "checkpoint " + name);
+  client.create_repo(RepoType::kModel, repo_id, private_, true);
+  CommitResult r = client.upload_files(RepoType::kModel, repo_id, files, "checkpoint " + name);
   // The step's tag, as LeRobot sets it: --policy.pretrained_revision=<step> finds the checkpoint.
   // A push of files the branch already has makes no commit; the tag then goes on the branch head.
-  client.create_tag(hub::RepoType::kModel, repo_id, name, r.commit.empty() ? "main" : r.commit, true);
+  client.create_tag(RepoType::kModel, repo_id, name, r.commit.empty() ? "main" : r.commit, true);
   return r;
 }
 
-CheckpointUploader::CheckpointUploader(hub::HubEnv env, std::string repo_id, std::optional<bool> private_)
-    : client_(std::move(env)), repo_id_(std::move(repo_id)), private_(private_) {
+CheckpointUploader::CheckpointUploader(HubClient client, std::string repo_id, std::optional<bool> private_)
+    : client_(std::move(client)), repo_id_(std::move(repo_id)), private_(private_) {
   worker_ = std::thread([this] { run(); });
 }
 
@@ -64,12 +64,12 @@ void CheckpointUploader::run() {
     const std::string name = dir.filename().string();
     std::string error;
     try {
-      const hub::CommitResult r = push_checkpoint_to_hub(client_, dir, repo_id_, private_);
-      LOG_INFO << "Checkpoint " << name << " pushed to " << client_.repo_url(hub::RepoType::kModel, repo_id_)
+      const CommitResult r = push_checkpoint_to_hub(client_, dir, repo_id_, private_);
+      LOG_INFO << "Checkpoint " << name << " pushed to " << client_.repo_url(RepoType::kModel, repo_id_)
                << " (checkpoints/" << name << ", tag " << name
                << (r.commit.empty() ? ", already there" : ", commit " + r.commit.substr(0, 10)) << ")";
     } catch (const std::exception& e) {
-      error = hub::redact(e.what(), client_.env().token);
+      error = redact(e.what(), client_.env().token);
       LOG_ERROR << "Checkpoint " << name << " was not pushed to " << repo_id_ << ": " << error
                 << " (it is saved at " << dir.string() << "; training goes on)";
     }
@@ -95,4 +95,4 @@ std::string CheckpointUploader::finish() {
          " checkpoint(s) were not pushed to " + repo_id_ + " (" + join(failed_, ", ") + "): " + first_error_;
 }
 
-}  // namespace lerobot
+}  // namespace lerobot::hub
