@@ -235,8 +235,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     if (!s->cfg.save_checkpoint)
       LOG_WARNING << "--save_checkpoint_to_hub=true with --save_checkpoint=false: no checkpoint is written, so none is pushed";
     s->uploader = std::make_unique<hub::CheckpointUploader>(hub::HubClient(hub::HubEnv::from_environment()),
-                                                            *s->cfg.policy->repo_id,
-                                                       s->cfg.policy->private_);
+                                                            *s->cfg.policy->repo_id, s->cfg.policy->private_);
   }
   if (s->cfg.ema.enable && s->is_main()) {  // from the weights the run starts with (resume: reloaded below)
     s->ema = std::make_unique<EmaModel>(s->policy->parameters(), EmaSchedule::from_config(s->cfg.ema));

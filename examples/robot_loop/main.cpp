@@ -1,0 +1,118 @@
+// robot_loop: a robot's control loop on lerobot.cpp's C++ API, with no Python. It loads a trained
+// policy (a .../checkpoints/<step>/pretrained_model directory, from `lerobot-cpp train` or Python
+// LeRobot), then at every control tick gives it the observation it was trained on and sends the
+// action it returns to the robot.
+//
+// The robot is stood in for here: the camera frames are a moving test pattern and the joint state
+// follows the commanded action. On a robot, put the cameras' latest frames (uint8, H x W x 3) and
+// the joint positions (float) there, and send the action to the motors.
+//
+//   robot_loop PRETRAINED_DIR [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]
+//              [--save_observation=FILE.safetensors]   (keeps the first tick's observation)
+//   robot_loop PRETRAINED_DIR --observation=FILE.safetensors   (one observation: prints its action)
+#include <lerobot/common/safetensors_torch.h>
+#include <lerobot/policies/inference.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// What the robot reports at one tick, under the policy's input feature names: each camera's
+// frame (uint8, H x W x 3, the size the policy was trained on) and the joint state.
+std::map<std::string, torch::Tensor> read_robot(const lerobot::PolicyConfig& cfg, int64_t tick,
+                                                const torch::Tensor& joints) {
+  std::map<std::string, torch::Tensor> observation;
+  for (const auto& [key, feature] : cfg.input_features) {
+    if (feature.type == "VISUAL") {  // config.json keeps images as (C, H, W)
+      const int64_t h = feature.shape[1], w = feature.shape[2];
+      auto rows = torch::arange(h, torch::kInt64).view({h, 1, 1});
+      auto cols = torch::arange(w, torch::kInt64).view({1, w, 1});
+      auto chan = torch::arange(feature.shape[0], torch::kInt64).view({1, 1, -1});
+      observation[key] = ((rows * 3 + cols * 5 + chan * 80 + tick * 7) % 256).to(torch::kUInt8);
+    } else if (feature.type == "STATE" || feature.type == "ENV") {
+      torch::Tensor s = torch::zeros({feature.shape[0]}, torch::kFloat32);
+      const int64_t n = std::min<int64_t>(s.numel(), joints.numel());
+      if (n > 0) s.slice(0, 0, n).copy_(joints.slice(0, 0, n));
+      observation[key] = s;
+    }
+  }
+  return observation;
+}
+
+void print_action(const char* label, const torch::Tensor& action) {
+  std::printf("%s", label);
+  const torch::Tensor a = action.to(torch::kDouble).contiguous();
+  for (int64_t i = 0; i < a.numel(); ++i) std::printf(" %.9g", a[i].item<double>());
+  std::printf("\n");
+}
+
+std::string flag(int argc, char** argv, const std::string& name, const std::string& fallback) {
+  const std::string prefix = "--" + name + "=";
+  for (int i = 2; i < argc; ++i)
+    if (std::string(argv[i]).rfind(prefix, 0) == 0) return std::string(argv[i]).substr(prefix.size());
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: robot_loop PRETRAINED_DIR [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]\n"
+                         "                  [--save_observation=FILE.safetensors]\n"
+                         "       robot_loop PRETRAINED_DIR --observation=FILE.safetensors\n");
+    return 2;
+  }
+  try {
+    const torch::Device device(flag(argc, argv, "device", "cpu"));
+    lerobot::InferencePolicy policy(argv[1], device);
+    const lerobot::PolicyConfig& cfg = policy.config();
+    std::printf("policy %s from %s on %s\n", cfg.type().c_str(), argv[1], device.str().c_str());
+
+    const std::string file = flag(argc, argv, "observation", "");
+    if (!file.empty()) {  // one recorded observation, e.g. to compare with `lerobot-cpp infer`
+      std::map<std::string, torch::Tensor> observation;
+      for (auto& [key, tensor] : lerobot::load_safetensors(file)) observation[key] = tensor;
+      print_action("action:", policy.select_action(observation));
+      return 0;
+    }
+
+    const int episodes = std::stoi(flag(argc, argv, "episodes", "1"));
+    const int steps = std::stoi(flag(argc, argv, "steps", "20"));
+    const double fps = std::stod(flag(argc, argv, "fps", "0"));  // 0: as fast as the policy answers
+    const std::string save = flag(argc, argv, "save_observation", "");
+    std::vector<double> latency_ms;
+    for (int e = 0; e < episodes; ++e) {
+      policy.reset();  // a new episode: forget the queued actions of the last one
+      torch::Tensor joints = torch::zeros({0});
+      auto next_tick = std::chrono::steady_clock::now();
+      for (int t = 0; t < steps; ++t) {
+        const std::map<std::string, torch::Tensor> observation = read_robot(cfg, t, joints);
+        if (!save.empty() && e == 0 && t == 0) lerobot::save_safetensors(save, observation);
+        const auto start = std::chrono::steady_clock::now();
+        const torch::Tensor action = policy.select_action(observation);
+        latency_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        const std::string label = "episode " + std::to_string(e) + " step " + std::to_string(t) + " action:";
+        print_action(label.c_str(), action);  // on a robot: send it to the motors
+        joints = action;                      // the stand-in robot reaches the commanded position
+        if (fps > 0) {
+          next_tick += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(1.0 / fps));
+          std::this_thread::sleep_until(next_tick);
+        }
+      }
+    }
+    std::sort(latency_ms.begin(), latency_ms.end());
+    std::printf("%zu actions; latency per action: median %.3f ms, worst %.3f ms\n", latency_ms.size(),
+                latency_ms[latency_ms.size() / 2], latency_ms.back());
+    return 0;
+  } catch (const std::exception& e) {  // lerobot::Error says what, where and how to fix it
+    std::fprintf(stderr, "robot_loop: %s\n", e.what());
+    return 1;
+  }
+}
