@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # ctest BuildCheck.InstalledPackageRunsTheRobotLoop: the C++ deployment package works as a user's
 # project uses it. `cmake --install` of this build into an empty prefix; examples/robot_loop
-# configured and built against that prefix alone (find_package(lerobot_cpp), lerobot_cpp::inference);
-# a tiny ACT trained for one step by the built lerobot-cpp; robot_loop runs it for two episodes and
-# keeps its first observation, and its first action equals the first action of the chunk that
-# `lerobot-cpp infer` predicts for that observation. The program links libstdc++ first, as an
-# official LibTorch needs.
+# configured and built against that prefix alone (find_package(lerobot_cpp), lerobot_cpp::inference),
+# linking libstdc++ first as an official LibTorch needs; then tests/robot_loop_matches_infer.sh: its
+# actions on a tiny trained ACT are lerobot-cpp infer's.
 # Usage: tests/check_install.sh SOURCE_DIR BUILD_DIR CXX_COMPILER [-DVAR=VALUE ...]  (the dependency
 # locations the build was configured with, e.g. -DTorch_DIR=...)
 set -euo pipefail
@@ -27,30 +25,4 @@ cmake --build "$work/robot" >"$work/build.log" 2>&1 || { cat "$work/build.log"; 
 robot="$work/robot/robot_loop"
 readelf -d "$robot" | grep -q 'NEEDED.*\[libstdc++\.so\.6\]' || { echo "FAIL: robot_loop lacks libstdc++.so.6 in NEEDED"; exit 1; }
 
-"$cli" dataset generate --env.type=reach2d --num_episodes=2 --env.image_size=64 --output_dir="$work/data" >"$work/gen.log" 2>&1
-"$cli" train --policy.type=act --policy.dim_model=32 --policy.n_heads=2 --policy.dim_feedforward=64 \
-  --policy.n_encoder_layers=1 --policy.n_vae_encoder_layers=1 --policy.chunk_size=5 --policy.n_action_steps=5 \
-  --policy.pretrained_backbone_weights=null --batch_size=4 --steps=1 --num_workers=0 --seed=7 \
-  --dataset.root="$work/data" --output_dir="$work/run" >"$work/train.log" 2>&1 || { cat "$work/train.log"; exit 1; }
-policy="$work/run/checkpoints/last/pretrained_model"
-
-"$robot" "$policy" --episodes=2 --steps=6 --save_observation="$work/obs.safetensors" >"$work/loop.log" 2>&1 ||
-  { cat "$work/loop.log"; exit 1; }
-cat "$work/loop.log"
-n=$(grep -c '^episode .* action:' "$work/loop.log")
-[ "$n" = 12 ] || { echo "FAIL: $n actions printed, expected 12"; exit 1; }
-# A new episode starts from an empty action queue: episode 1 repeats episode 0's actions.
-diff <(grep '^episode 0 ' "$work/loop.log" | sed 's/^episode 0 //') <(grep '^episode 1 ' "$work/loop.log" | sed 's/^episode 1 //') ||
-  { echo "FAIL: the second episode differs from the first after reset()"; exit 1; }
-ours=$(grep '^episode 0 step 0 action:' "$work/loop.log" | sed 's/.*action://')
-"$cli" infer --policy.path="$policy" --observation="$work/obs.safetensors" >"$work/infer.log" 2>&1 || { cat "$work/infer.log"; exit 1; }
-theirs=$(grep '^  \[0\]' "$work/infer.log" | sed 's/^  \[0\]//')
-[ -n "$ours" ] && [ -n "$theirs" ] || { echo "FAIL: no action to compare"; cat "$work/infer.log"; exit 1; }
-echo "robot_loop first action:$ours"
-echo "lerobot-cpp infer [0]:   $theirs"
-awk -v a="$ours" -v b="$theirs" 'BEGIN {
-  n = split(a, x, " "); m = split(b, y, " ");
-  if (n != m || n == 0) { print "FAIL: " n " vs " m " action values"; exit 1 }
-  for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; s = (y[i] < 0 ? -y[i] : y[i]);
-    if (d > 1e-5 * (1 + s)) { print "FAIL: value " i " differs: " x[i] " vs " y[i]; exit 1 } }
-  print "OK: the installed package runs the policy as lerobot-cpp does (" n " action values equal)" }'
+bash "$src/tests/robot_loop_matches_infer.sh" "$cli" "$work" "$robot"
