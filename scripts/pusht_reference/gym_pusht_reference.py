@@ -109,9 +109,15 @@ def main():
         obs, info = env.reset(seed=s)
         resets[str(s)] = {"agent_pos": [float(v) for v in obs["agent_pos"]],
                           "block_pose": [float(v) for v in info["block_pose"]]}
-    with open(os.path.join(OUT, "pusht_reference.json"), "w") as f:
-        json.dump({"image_size": 96, "episodes": episodes, "keypoint_episodes": keypoint_episodes, "resets": resets}, f, indent=None, separators=(",", ":"))
-    with open(os.path.join(OUT, "pusht_reference.bin"), "wb") as f:
+    write_reference("pusht_reference", {"image_size": 96, "episodes": episodes, "keypoint_episodes": keypoint_episodes,
+                                        "resets": resets}, blobs)
+
+
+def write_reference(name, meta, blobs):
+    """tests/envs/data/<name>.json (compact) and <name>.bin (the compressed frames, concatenated)."""
+    with open(os.path.join(OUT, name + ".json"), "w") as f:
+        json.dump(meta, f, indent=None, separators=(",", ":"))
+    with open(os.path.join(OUT, name + ".bin"), "wb") as f:
         for b in blobs:
             f.write(b)
     print("frames", len(blobs), "bytes", sum(len(b) for b in blobs))

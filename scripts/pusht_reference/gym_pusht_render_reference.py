@@ -13,14 +13,12 @@ then an action off the arena (its cross partly or wholly off the image), then a 
 (gym_pusht keeps the last action across a reset, so the cross stays). The first frame, after the
 first reset, has no cross (a fresh env has no last action). Frames are zlib-compressed RGB HWC.
 """
-import json
-import os
 import zlib
 
 import numpy as np
 from gym_pusht.envs.pusht import PushTEnv
 
-from gym_pusht_reference import OUT, pusher
+from gym_pusht_reference import pusher, write_reference
 
 # (width, height): LeRobot's 384x384, a non-square view (x is scaled by the height there), gym's
 # 96x96 (a one-pixel cross), and gym_pusht's own default 680x680.
@@ -58,12 +56,7 @@ def main():
         views.append({"width": width, "height": height, "first_seed": 7, "second_seed": 8, "actions": actions,
                       "frame_bytes": frames})
         print(width, height, "frames", len(frames))
-    with open(os.path.join(OUT, "pusht_render_reference.json"), "w") as f:
-        json.dump({"views": views}, f, separators=(",", ":"))
-    with open(os.path.join(OUT, "pusht_render_reference.bin"), "wb") as f:
-        for b in blobs:
-            f.write(b)
-    print("frames", len(blobs), "bytes", sum(len(b) for b in blobs))
+    write_reference("pusht_render_reference", {"views": views}, blobs)
 
 
 if __name__ == "__main__":
