@@ -4,6 +4,7 @@
 #include "lerobot/envs/cv_resize.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -112,17 +113,38 @@ AxisTaps vertical_taps(int dst_h, double scale) {
   return t;
 }
 
-// One source row filtered horizontally into `out` (dst_w * cn ints, scaled by 2048).
-void horizontal_pass(const uint8_t* row, int cn, const AxisTaps& h, int xmax, int* out) {
+// One source row filtered horizontally into `out` (dst_w * cn values): each weighted sum (scaled by
+// 2048) already shifted right by the 4 bits the vertical pass drops, so it fits 16 bits. CN > 0 is
+// a channel count known at compile time (the inner loop unrolled); 0 takes `cn` at run time.
+template <int CN>
+void horizontal_pass(const uint8_t* row, int cn_run, const AxisTaps& h, int xmax, int16_t* out) {
+  const int cn = CN > 0 ? CN : cn_run;
   const int dst_w = static_cast<int>(h.ofs.size());
-  for (int dx = 0; dx < dst_w; ++dx) {
-    const uint8_t* p = row + static_cast<size_t>(h.ofs[dx]) * cn;
-    int* o = out + static_cast<size_t>(dx) * cn;
-    if (dx < xmax) {
-      for (int c = 0; c < cn; ++c) o[c] = p[c] * h.w0[dx] + p[c + cn] * h.w1[dx];
-    } else {
-      for (int c = 0; c < cn; ++c) o[c] = p[c] * kCoefScale;
-    }
+  const int* ofs = h.ofs.data();
+  const short* w0 = h.w0.data();
+  const short* w1 = h.w1.data();
+  for (int dx = 0; dx < xmax; ++dx) {
+    const uint8_t* p = row + static_cast<size_t>(ofs[dx]) * cn;
+    int16_t* o = out + static_cast<size_t>(dx) * cn;
+    const int a = w0[dx], b = w1[dx];
+    for (int c = 0; c < cn; ++c) o[c] = static_cast<int16_t>((p[c] * a + p[c + cn] * b) >> 4);
+  }
+  for (int dx = xmax; dx < dst_w; ++dx) {
+    const uint8_t* p = row + static_cast<size_t>(ofs[dx]) * cn;
+    int16_t* o = out + static_cast<size_t>(dx) * cn;
+    for (int c = 0; c < cn; ++c) o[c] = static_cast<int16_t>((p[c] * kCoefScale) >> 4);
+  }
+}
+
+// The vertical pass over two filtered rows: each value weighted by its row's weight, keeping the
+// high 16 bits (a 16-bit multiply-high, which the compiler vectorizes), then rounded by 2 bits.
+void vertical_pass(const int16_t* r0, const int16_t* r1, int b0, int b1, uint8_t* d, size_t width) {
+  const int16_t w0 = static_cast<int16_t>(b0), w1 = static_cast<int16_t>(b1);
+  for (size_t x = 0; x < width; ++x) {
+    const int16_t t0 = static_cast<int16_t>((static_cast<int32_t>(w0) * r0[x]) >> 16);
+    const int16_t t1 = static_cast<int16_t>((static_cast<int32_t>(w1) * r1[x]) >> 16);
+    const int t = ((t0 + t1) + 2) >> 2;
+    d[x] = static_cast<uint8_t>(t < 0 ? 0 : (t > 255 ? 255 : t));
   }
 }
 
@@ -133,9 +155,17 @@ void bilinear(const uint8_t* src, int src_h, int src_w, int cn, uint8_t* dst, in
   const AxisTaps v = vertical_taps(dst_h, scale_y);
   const size_t sstep = static_cast<size_t>(src_w) * cn;
   const size_t width = static_cast<size_t>(dst_w) * cn;
+  auto filter_row = [&](const uint8_t* row, int16_t* out) {
+    switch (cn) {
+      case 1: return horizontal_pass<1>(row, cn, h, xmax, out);
+      case 3: return horizontal_pass<3>(row, cn, h, xmax, out);
+      case 4: return horizontal_pass<4>(row, cn, h, xmax, out);
+      default: return horizontal_pass<0>(row, cn, h, xmax, out);
+    }
+  };
   // Two cached filtered rows, keyed by their (clamped) source row.
-  std::vector<int> buf(2 * width);
-  int* rows[2] = {buf.data(), buf.data() + width};
+  std::vector<int16_t> buf(2 * width);
+  int16_t* rows[2] = {buf.data(), buf.data() + width};
   int cached[2] = {-1, -1};
   for (int dy = 0; dy < dst_h; ++dy) {
     const int want[2] = {std::min(std::max(v.ofs[dy], 0), src_h - 1),
@@ -146,18 +176,10 @@ void bilinear(const uint8_t* src, int src_h, int src_w, int cn, uint8_t* dst, in
     }
     for (int k = 0; k < 2; ++k) {
       if (cached[k] == want[k]) continue;
-      horizontal_pass(src + want[k] * sstep, cn, h, xmax, rows[k]);
+      filter_row(src + want[k] * sstep, rows[k]);
       cached[k] = want[k];
     }
-    const int b0 = v.w0[dy], b1 = v.w1[dy];
-    const int* r0 = rows[0];
-    const int* r1 = rows[1];
-    uint8_t* d = dst + dy * width;
-    for (size_t x = 0; x < width; ++x) {
-      // Each row value loses 4 bits (it must fit 16 bits), is weighted and keeps its high 16 bits.
-      const int t = ((b0 * (r0[x] >> 4)) >> 16) + ((b1 * (r1[x] >> 4)) >> 16);
-      d[x] = static_cast<uint8_t>(std::min(255, std::max(0, (t + 2) >> 2)));
-    }
+    vertical_pass(rows[0], rows[1], v.w0[dy], v.w1[dy], dst + dy * width, width);
   }
 }
 
