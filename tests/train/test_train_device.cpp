@@ -29,12 +29,22 @@ TEST(TrainDevice, AnUnknownDeviceIsRefusedBeforeAnythingIsCreated) {
   }
 }
 
+// The device_processor step of a policy_preprocessor.json.
+Json device_step(const Json& pipeline) {
+  for (const auto& step : pipeline.at("steps"))
+    if (step.at("registry_name") == "device_processor") return step;
+  ADD_FAILURE() << "no device_processor step in " << pipeline.dump();
+  return Json::object();
+}
+
 TEST(TrainDevice, ConfigJsonRecordsTheResolvedDevice) {
   const fs::path out = train_scratch() / "cpu_run";
   std::string text;
   ASSERT_EQ(run_cli(tiny_train(out, "--policy.device=cpu"), &text), 0) << text;
   const Json cfg = Json::parse(read_file(out / "checkpoints/last/pretrained_model/config.json"));
   EXPECT_EQ(cfg.at("device"), "cpu");
+  const Json pre = Json::parse(read_file(out / "checkpoints/last/pretrained_model/policy_preprocessor.json"));
+  EXPECT_EQ(device_step(pre).at("config").at("device"), "cpu");
 }
 
 #ifdef LEROBOT_WITH_NCCL
@@ -56,6 +66,11 @@ TEST(TrainDevice, OneProcessNcclTrainsOnAGpuAndIsRefusedWithout) {
   ASSERT_EQ(rc, 0) << text;
   EXPECT_NE(text.find("(nccl)"), std::string::npos) << "the banner names the NCCL group:\n" << text;
   EXPECT_TRUE(fs::exists(out / "checkpoints/last/pretrained_model/model.safetensors"));
+  // LeRobot records the device as given: "cuda" in config.json and in the preprocessor's device step.
+  const Json cfg = Json::parse(read_file(out / "checkpoints/last/pretrained_model/config.json"));
+  EXPECT_EQ(cfg.at("device"), "cuda");
+  const Json pre = Json::parse(read_file(out / "checkpoints/last/pretrained_model/policy_preprocessor.json"));
+  EXPECT_EQ(device_step(pre).at("config").at("device"), "cuda");
 }
 
 }  // namespace

@@ -187,7 +187,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
       for (const auto& k : s->dataset->camera_keys()) cameras.push_back(rename_feature_key(k, cfg.rename_map));
       apply_imagenet_stats(stats, cameras);
     }
-    s->processors = make_policy_processors(*cfg.policy, stats, s->device.str());
+    // The device as config.json records it ("cuda", as LeRobot writes it; "cuda:1" when given so).
+    s->processors = make_policy_processors(*cfg.policy, stats, cfg.policy->device.value_or(s->device.str()));
   }
   check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / kNormalizerStateFile
                                                       : s->dataset->root() / "meta/stats.json",
