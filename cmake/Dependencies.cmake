@@ -3,6 +3,7 @@ find_package(Threads REQUIRED)
 find_package(Torch REQUIRED)           # Debian libtorch-dev (CPU) or a CUDA LibTorch via CMAKE_PREFIX_PATH
 find_package(nlohmann_json 3.9 REQUIRED)
 find_package(yaml-cpp REQUIRED)
+find_package(CURL REQUIRED)         # hub/: the Hugging Face Hub client (Debian libcurl4-openssl-dev)
 if(LEROBOT_INFERENCE_ONLY)  # the deployment package needs nothing more
   set(LEROBOT_WITH_CUDA OFF)
   if(TORCH_CUDA_LIBRARIES OR CUDA_FOUND OR CUDAToolkit_FOUND)
@@ -23,7 +24,6 @@ find_library(ZLIB_LIB z REQUIRED)
 find_library(BOX2D_LIB box2d)
 find_library(CHIPMUNK_LIB chipmunk REQUIRED)  # envs/pusht: Chipmunk2D, the engine under pymunk (Debian libchipmunk-dev)
 find_path(CHIPMUNK_INCLUDE_DIR chipmunk/chipmunk.h REQUIRED)
-find_package(CURL REQUIRED)         # hub/: the Hugging Face Hub client (Debian libcurl4-openssl-dev)
 find_package(JPEG)                  # the JPEGCompression augmentation (Debian libjpeg-dev); left out without it
 find_package(GTest)
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A robot's ARM computer (aarch64: Jetson, Raspberry Pi 5 class), checked from this x86 machine:
 # the deployment package cross-compiled with Debian's aarch64-linux-gnu-g++ against Debian's arm64
-# LibTorch (-DLEROBOT_INFERENCE_ONLY=ON: LibTorch, nlohmann_json and yaml-cpp only), installed,
+# LibTorch (-DLEROBOT_INFERENCE_ONLY=ON: LibTorch, nlohmann_json, yaml-cpp and libcurl only), installed,
 # examples/robot_loop cross-built against that install, and run under qemu-user on a policy that
-# the x86 lerobot-cpp trained: its actions must be lerobot-cpp infer's (tests/robot_loop_matches_infer.sh).
+# the x86 lerobot-cpp trained: its actions must be lerobot-cpp infer's, also when it fetches the
+# policy by its Hub id from a local Hub (tests/robot_loop_matches_infer.sh).
 # Not part of CI (it downloads the arm64 root, ~1 GB, and cross-compiles for ~4 min on 2 cores).
 # Needs the x86 build (scripts/setup.sh) for lerobot-cpp, and root for apt-get the first time.
 #   bash scripts/check_arm64.sh            # ARM64_ROOT=/var/tmp/lerobot-arm64-root by default
@@ -17,11 +18,12 @@ CLI=${BUILD_DIR:-$ROOT_DIR/build}/apps/lerobot-cpp/lerobot-cpp
 if ! command -v mmdebstrap >/dev/null || ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64-static >/dev/null; then
   apt-get update -qq && apt-get install -y -qq mmdebstrap g++-aarch64-linux-gnu qemu-user-static >/dev/null
 fi
-if [ ! -f "$ARM64_ROOT/usr/lib/aarch64-linux-gnu/cmake/Torch/TorchConfig.cmake" ]; then
+if [ ! -f "$ARM64_ROOT/usr/lib/aarch64-linux-gnu/cmake/Torch/TorchConfig.cmake" ] ||
+   [ ! -f "$ARM64_ROOT/usr/include/aarch64-linux-gnu/curl/curl.h" ]; then
   echo "== arm64 root with Debian's LibTorch: $ARM64_ROOT"
   rm -rf "$ARM64_ROOT"
   mmdebstrap --arch=arm64 --variant=extract \
-    --include=libtorch-dev,libyaml-cpp-dev,nlohmann-json3-dev,libstdc++-12-dev,libopenblas0-pthread \
+    --include=libtorch-dev,libyaml-cpp-dev,nlohmann-json3-dev,libcurl4-openssl-dev,libstdc++-12-dev,libopenblas0-pthread \
     bookworm "$ARM64_ROOT"
 fi
 # An extracted root runs no maintainer scripts: make the links update-alternatives would make.

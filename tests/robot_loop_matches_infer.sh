@@ -3,7 +3,8 @@
 # the built lerobot-cpp; the given robot_loop (examples/robot_loop, built elsewhere, run through an
 # optional launcher such as qemu) runs it for two episodes and keeps its first observation; its
 # first action must equal the first action of the chunk `lerobot-cpp infer` predicts for that
-# observation, and the second episode (after reset()) must repeat the first.
+# observation, and the second episode (after reset()) must repeat the first; fetched by its Hub id
+# from a local Hub (tests/hub/hub_server.py), the policy gives the same action.
 # Usage: tests/robot_loop_matches_infer.sh LEROBOT_CPP WORK_DIR ROBOT_LOOP [LAUNCHER ARGS...]
 set -euo pipefail
 cli=${1:?usage: robot_loop_matches_infer.sh LEROBOT_CPP WORK_DIR ROBOT_LOOP [LAUNCHER...]}
@@ -37,3 +38,22 @@ awk -v a="$ours" -v b="$theirs" 'BEGIN {
   for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; s = (y[i] < 0 ? -y[i] : y[i]);
     if (d > 1e-5 * (1 + s)) { print "FAIL: value " i " differs: " x[i] " vs " y[i]; exit 1 } }
   print "OK: robot_loop runs the policy as lerobot-cpp infer does (" n " action values equal)" }'
+
+# The same policy by its Hub id, from a local Hub (tests/hub/hub_server.py) into an empty
+# HF_HOME: the same action for the same observation.
+mkdir -p "$work/hub"
+cat >"$work/hub/config.json" <<JSON
+{"token": "unused", "repos": [{"type": "model", "id": "me/tiny-act",
+ "revisions": [{"commit": "$(printf 'a%.0s' {1..40})", "dir": "$policy", "branches": ["main"]}]}]}
+JSON
+python3 "$(dirname "$0")/hub/hub_server.py" "$work/hub/config.json" "$work/hub/port" "$work/hub/log" &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 150); do [ -s "$work/hub/port" ] && break; sleep 0.1; done
+[ -s "$work/hub/port" ] || { echo "FAIL: the local Hub did not start"; exit 1; }
+HF_ENDPOINT="http://127.0.0.1:$(cat "$work/hub/port")" HF_HOME="$work/hf_home" HF_TOKEN= HF_HUB_OFFLINE= \
+  "$@" "$robot" me/tiny-act --observation="$work/obs.safetensors" >"$work/hub_loop.log" 2>&1 || { cat "$work/hub_loop.log"; exit 1; }
+by_id=$(grep '^action:' "$work/hub_loop.log" | sed 's/^action://')
+grep -q "models--me--tiny-act/snapshots/" "$work/hub_loop.log" || { echo "FAIL: not loaded from the Hub cache"; cat "$work/hub_loop.log"; exit 1; }
+[ "$by_id" = "$ours" ] || { echo "FAIL: by Hub id:$by_id, from the folder:$ours"; exit 1; }
+echo "OK: by its Hub id (me/tiny-act, fetched into HF_HOME) the same action:$by_id"

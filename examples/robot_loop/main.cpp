@@ -1,16 +1,19 @@
 // robot_loop: a robot's control loop on lerobot.cpp's C++ API, with no Python. It loads a trained
 // policy (a .../checkpoints/<step>/pretrained_model directory, from `lerobot-cpp train` or Python
-// LeRobot), then at every control tick gives it the observation it was trained on and sends the
-// action it returns to the robot.
+// LeRobot, or a Hub id such as user/act_so101, fetched into the Hugging Face cache as LeRobot's
+// --policy.path=user/act_so101 does), then at every control tick gives it the observation it was
+// trained on and sends the action it returns to the robot.
 //
 // The robot is stood in for here: the camera frames are a moving test pattern and the joint state
 // follows the commanded action. On a robot, put the cameras' latest frames (uint8, H x W x 3) and
 // the joint positions (float) there, and send the action to the motors.
 //
-//   robot_loop PRETRAINED_DIR [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]
+//   robot_loop POLICY [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda] [--revision=REV]
 //              [--save_observation=FILE.safetensors]   (keeps the first tick's observation)
-//   robot_loop PRETRAINED_DIR --observation=FILE.safetensors   (one observation: prints its action)
+//   robot_loop POLICY --observation=FILE.safetensors   (one observation: prints its action)
+// POLICY: a pretrained_model directory or a Hub id (HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE apply).
 #include <lerobot/common/safetensors_torch.h>
+#include <lerobot/hub/pretrained.h>
 #include <lerobot/policies/inference.h>
 
 #include <algorithm>
@@ -64,16 +67,20 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: robot_loop PRETRAINED_DIR [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]\n"
-                         "                  [--save_observation=FILE.safetensors]\n"
-                         "       robot_loop PRETRAINED_DIR --observation=FILE.safetensors\n");
+    std::fprintf(stderr, "usage: robot_loop POLICY [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]\n"
+                         "                  [--revision=REV] [--save_observation=FILE.safetensors]\n"
+                         "       robot_loop POLICY --observation=FILE.safetensors\n"
+                         "POLICY: a pretrained_model directory or a Hub id (user/name)\n");
     return 2;
   }
   try {
     const torch::Device device(flag(argc, argv, "device", "cpu"));
-    lerobot::InferencePolicy policy(argv[1], device);
+    // A local directory as it is; a Hub id: its snapshot in $HF_HUB_CACHE, downloaded if needed.
+    const lerobot::hub::HubClient hub(lerobot::hub::HubEnv::from_environment());
+    const lerobot::fs::path dir = lerobot::hub::resolve_pretrained(hub, argv[1], flag(argc, argv, "revision", "main"));
+    lerobot::InferencePolicy policy(dir, device);
     const lerobot::PolicyConfig& cfg = policy.config();
-    std::printf("policy %s from %s on %s\n", cfg.type().c_str(), argv[1], device.str().c_str());
+    std::printf("policy %s from %s (%s) on %s\n", cfg.type().c_str(), argv[1], dir.c_str(), device.str().c_str());
 
     const std::string file = flag(argc, argv, "observation", "");
     if (!file.empty()) {  // one recorded observation, e.g. to compare with `lerobot-cpp infer`
