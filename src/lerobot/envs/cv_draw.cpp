@@ -213,11 +213,9 @@ void fill_convex_poly(const CvImageU8& img, const Pt* v, int n, const uint8_t* c
     if (budget < 0) break;
     if (y >= 0) {
       const bool swapped = walkers[0].x > walkers[1].x;
-      int64_t x1 = floor_shift(walkers[swapped ? 1 : 0].x + kHalf);
-      int64_t x2 = floor_shift(walkers[swapped ? 0 : 1].x + kHalf);
-      x1 = static_cast<int>(x1);
-      x2 = static_cast<int>(x2);
-      if (x2 >= 0 && x1 < img.width) hline(img, y, std::max<int64_t>(x1, 0), std::min<int64_t>(x2, img.width - 1), color);
+      const int x1 = static_cast<int>(floor_shift(walkers[swapped ? 1 : 0].x + kHalf));
+      const int x2 = static_cast<int>(floor_shift(walkers[swapped ? 0 : 1].x + kHalf));
+      if (x2 >= 0 && x1 < img.width) hline(img, y, std::max(x1, 0), std::min(x2, img.width - 1), color);
     }
     walkers[0].x += walkers[0].dx;
     walkers[1].x += walkers[1].dx;
