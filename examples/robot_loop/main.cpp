@@ -115,8 +115,9 @@ int main(int argc, char** argv) {
       }
     }
     std::sort(latency_ms.begin(), latency_ms.end());
-    std::printf("%zu actions; latency per action: median %.3f ms, worst %.3f ms\n", latency_ms.size(),
-                latency_ms[latency_ms.size() / 2], latency_ms.back());
+    if (!latency_ms.empty())
+      std::printf("%zu actions; latency per action: median %.3f ms, worst %.3f ms\n", latency_ms.size(),
+                  latency_ms[latency_ms.size() / 2], latency_ms.back());
     return 0;
   } catch (const std::exception& e) {  // lerobot::Error says what, where and how to fix it
     std::fprintf(stderr, "robot_loop: %s\n", e.what());
