@@ -212,16 +212,19 @@ double PushTEnv::coverage() const {
   return overlap / goal_area_;
 }
 
-void PushTEnv::render(uint8_t* rgb) const {
+void PushTEnv::draw_resized(uint8_t* rgb, int height, int width) const {
   const std::vector<uint8_t> surface = draw_surface();
+  cv_resize_linear_u8(surface.data(), kWorld, kWorld, 3, rgb, height, width);
+}
+
+void PushTEnv::render(uint8_t* rgb) const {
   const int s = static_cast<int>(spec_.image_size);
-  cv_resize_linear_u8(surface.data(), kWorld, kWorld, 3, rgb, s, s);
+  draw_resized(rgb, s, s);
 }
 
 void PushTEnv::render_video(uint8_t* rgb) const {
-  const std::vector<uint8_t> surface = draw_surface();
   const int w = static_cast<int>(spec_.video_w()), h = static_cast<int>(spec_.video_h());
-  cv_resize_linear_u8(surface.data(), kWorld, kWorld, 3, rgb, h, w);
+  draw_resized(rgb, h, w);
   if (!has_last_action_) return;
   // gym_pusht's _get_img: (action / 512 * [height, width]).astype(int32). The quotient is float32
   // (numpy keeps the action's dtype), the product float64; x is scaled by the height and y by the

@@ -68,6 +68,8 @@ class PushTEnv : public Env {
  private:
   void setup();
   void teardown();
+  // gym_pusht's _get_img without the marker: the surface resized to height x width (cv2.resize).
+  void draw_resized(uint8_t* rgb, int height, int width) const;
 
   EnvSpec spec_;
   cpSpace* space_ = nullptr;

@@ -32,7 +32,7 @@ RolloutResult rollout(VectorEnv& env, ActionSource& source, const std::vector<ui
                 "rollout");
   const int64_t max_steps = options.max_steps > 0 ? options.max_steps : spec.episode_length;
   const int64_t render_envs = options.on_frame ? std::min(options.render_envs, n) : 0;
-  std::vector<uint8_t> frame(static_cast<size_t>(spec.video_w() * spec.video_h() * 3));
+  std::vector<uint8_t> frame(render_envs > 0 ? static_cast<size_t>(spec.video_w() * spec.video_h() * 3) : 0);
   // Video frames of the envs whose episode had not ended before the last step.
   auto send_frames = [&](const std::vector<uint8_t>& ended_before) {
     for (int64_t i = 0; i < render_envs; ++i) {

@@ -34,10 +34,9 @@ CheckpointUploader::CheckpointUploader(HubClient client, std::string repo_id, st
 }
 
 CheckpointUploader::~CheckpointUploader() {
+  finish();  // what is still queued goes up first; its report was already logged upload by upload
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!queue_.empty() || busy_)
-      LOG_INFO << "Waiting for " << queue_.size() + (busy_ ? 1 : 0) << " checkpoint upload(s) to " << repo_id_;
+    std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
