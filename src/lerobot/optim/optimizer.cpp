@@ -27,6 +27,7 @@ std::vector<torch::optim::OptimizerParamGroup> torch_groups(const std::vector<Pa
   for (const auto& g : groups) {
     auto options = std::make_unique<Options>(defaults);
     if (g.lr) options->lr(*g.lr);
+    if (g.weight_decay) options->weight_decay(*g.weight_decay);
     out.emplace_back(g.params, std::move(options));
   }
   return out;

@@ -15,12 +15,13 @@
 
 namespace lerobot {
 
-// One torch param group. `names` parallels `params` (used in error messages); `lr` overrides the
-// optimizer's lr for this group (e.g. a backbone's).
+// One torch param group. `names` parallels `params` (used in error messages); `lr` and
+// `weight_decay` override the optimizer's for this group (e.g. a backbone's lr).
 struct ParamGroup {
   std::vector<torch::Tensor> params;
   std::vector<std::string> names;
   std::optional<double> lr;
+  std::optional<double> weight_decay;
 };
 
 enum class OptimizerKind { kAdam, kAdamW, kSGD };

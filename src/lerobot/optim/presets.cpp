@@ -23,6 +23,8 @@ void apply_training_preset(const TrainingPreset& preset, ChoicePtr<OptimizerConf
   scheduler.set_type(preset.scheduler->type, "scheduler.type");
   scheduler->num_warmup_steps = preset.scheduler->num_warmup_steps;
   if (auto* d = dynamic_cast<DiffuserSchedulerConfig*>(scheduler.ptr())) d->name = preset.scheduler->name;
+  if (auto* v = dynamic_cast<VQBeTSchedulerConfig*>(scheduler.ptr()))
+    v->num_vqvae_training_steps = preset.scheduler->num_vqvae_training_steps;
 }
 
 std::vector<ParamGroup> split_param_groups(const NamedParams& named, const std::string& prefix, double prefix_lr) {

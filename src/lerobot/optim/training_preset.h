@@ -24,6 +24,7 @@ struct SchedulerPreset {
   std::string type = "diffuser";  // a --scheduler.type
   std::string name = "cosine";    // diffuser: diffusers' get_scheduler name
   int64_t num_warmup_steps = 0;
+  std::optional<int64_t> num_vqvae_training_steps;  // vqbet
 };
 
 struct TrainingPreset {

@@ -7,6 +7,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/policies/act/modeling_act.h"
 #include "lerobot/policies/diffusion/modeling_diffusion.h"
+#include "lerobot/policies/vqbet/modeling_vqbet.h"
 
 namespace lerobot {
 
@@ -28,6 +29,11 @@ void ensure_builtin_factories() {
       const auto* diffusion = dynamic_cast<const DiffusionConfig*>(&c);
       if (diffusion == nullptr) throw_usage("config of type '" + c.type() + "' is not a DiffusionConfig", "policy.type");
       return std::make_shared<DiffusionPolicy>(*diffusion, o.load_pretrained_backbone);
+    });
+    factories().emplace("vqbet", [](const PolicyConfig& c, const PolicyBuildOptions& o) -> PolicyPtr {
+      const auto* vqbet = dynamic_cast<const VQBeTConfig*>(&c);
+      if (vqbet == nullptr) throw_usage("config of type '" + c.type() + "' is not a VQBeTConfig", "policy.type");
+      return std::make_shared<VQBeTPolicy>(*vqbet, o.load_pretrained_backbone);
     });
   });
 }

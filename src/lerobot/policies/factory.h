@@ -1,4 +1,4 @@
-// make_policy: builds a policy from its config, dispatching on config.type() ("act", "diffusion").
+// make_policy: builds a policy from its config, dispatching on config.type() ("act", "diffusion", "vqbet").
 #pragma once
 
 #include <functional>

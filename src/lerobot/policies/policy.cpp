@@ -57,6 +57,7 @@ void Policy::load_state_dict(const TensorMap& state, const std::string& source) 
   }
   torch::NoGradGuard no_grad;
   for (auto& kv : own) kv.second.copy_(state.at(kv.first));
+  on_state_loaded();
 }
 
 torch::Device Policy::device() const {

@@ -31,7 +31,8 @@ struct PolicyOutput {
 struct PolicyParamGroup {
   std::vector<std::string> names;     // state-dict names of `params`, same order
   std::vector<torch::Tensor> params;
-  std::optional<double> lr;           // nullopt: the optimizer's lr
+  std::optional<double> lr;            // nullopt: the optimizer's lr
+  std::optional<double> weight_decay;  // nullopt: the optimizer's weight decay
 };
 
 class Policy : public torch::nn::Module {
@@ -65,6 +66,17 @@ class Policy : public torch::nn::Module {
   // so the two settings draw different crops from the same seed.
   virtual void set_device_side_randomness(bool on) {}
 
+  // Sums a tensor over the training replicas in place (an all-reduce over the process group). A
+  // policy whose training forward keeps statistics outside the gradients (VQ-BeT's codebooks)
+  // sums them with it, as LeRobot's do when torch.distributed runs; the trainer sets it when
+  // there are several processes.
+  using ReplicaSum = std::function<void(torch::Tensor&)>;
+  virtual void set_replica_sum(ReplicaSum sum) {}
+
+  // Where a resumed run stands: `micro_batches` training forwards came before it. A policy whose
+  // training changes phase after a number of forwards (VQ-BeT) continues from there.
+  virtual void set_training_progress(int64_t micro_batches) {}
+
   // Where select_action takes its action chunks from when its queue runs out: `source` while one
   // is set (a GraphedChunkPredictor replaying predict_action_chunk as a CUDA graph), else
   // predict_action_chunk itself. An empty function restores the default.
@@ -81,6 +93,9 @@ class Policy : public torch::nn::Module {
   torch::Device device() const;
 
  protected:
+  // Called after load_state_dict copied a checkpoint in: re-reads host-side state kept in buffers.
+  virtual void on_state_loaded() {}
+
   // The chunk select_action acts on: the chunk source's, or predict_action_chunk(batch).
   torch::Tensor next_chunk(const Batch& batch) { return chunk_source_ ? chunk_source_(batch) : predict_action_chunk(batch); }
 

@@ -3,10 +3,12 @@
 
 #include "lerobot/policies/act/configuration_act.h"
 #include "lerobot/policies/diffusion/configuration_diffusion.h"
+#include "lerobot/policies/vqbet/configuration_vqbet.h"
 
 namespace lerobot {
 void register_policy_configs() {
   PolicyRegistry::add("act", [] { return std::make_unique<ACTConfig>(); });
   PolicyRegistry::add("diffusion", [] { return std::make_unique<DiffusionConfig>(); });
+  PolicyRegistry::add("vqbet", [] { return std::make_unique<VQBeTConfig>(); });
 }
 }  // namespace lerobot

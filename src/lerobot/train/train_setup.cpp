@@ -39,7 +39,7 @@ void apply_policy_preset(TrainPipelineConfig& cfg) {
 
 std::vector<ParamGroup> to_param_groups(const std::vector<PolicyParamGroup>& groups) {
   std::vector<ParamGroup> out;
-  for (const auto& g : groups) out.push_back(ParamGroup{g.params, g.names, g.lr});
+  for (const auto& g : groups) out.push_back(ParamGroup{g.params, g.names, g.lr, g.weight_decay});
   return out;
 }
 

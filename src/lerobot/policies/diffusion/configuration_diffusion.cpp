@@ -137,7 +137,7 @@ std::optional<TrainingPreset> DiffusionConfig::training_preset() const {
   p.optimizer.eps = optimizer_eps;
   p.optimizer.weight_decay = optimizer_weight_decay;
   p.optimizer.grad_clip_norm = 10.0;
-  p.scheduler = SchedulerPreset{"diffuser", scheduler_name, scheduler_warmup_steps};
+  p.scheduler = SchedulerPreset{"diffuser", scheduler_name, scheduler_warmup_steps, std::nullopt};
   return p;
 }
 

@@ -12,14 +12,6 @@ constexpr const char* kState = "observation.state";
 constexpr const char* kEnv = "observation.environment_state";
 constexpr const char* kImages = "observation.images";
 
-// Spatial size after the ResNet stem and the three stride-2 stages (conv 7/2/3, maxpool 3/2/1,
-// conv 3/2/1 x3): each halves with floor((n - 1) / 2) + 1. LeRobot measures it with a dry run; the
-// arithmetic gives the same size without touching a fresh model's batch-norm statistics.
-int64_t resnet_out_size(int64_t n) {
-  for (int i = 0; i < 5; ++i) n = (n - 1) / 2 + 1;
-  return n;
-}
-
 NoiseSchedulerOptions scheduler_options(const DiffusionConfig& c) {
   NoiseSchedulerOptions o;
   o.type = c.noise_scheduler_type;
@@ -33,6 +25,18 @@ NoiseSchedulerOptions scheduler_options(const DiffusionConfig& c) {
   return o;
 }
 
+RgbEncoderOptions encoder_options(const DiffusionConfig& c) {
+  RgbEncoderOptions o;
+  o.image_shape = c.input_features.at(c.image_feature_keys().front()).shape;
+  o.vision_backbone = c.vision_backbone;
+  o.use_group_norm = c.use_group_norm;
+  o.resize_shape = c.resize_shape;
+  o.crop_shape = c.effective_crop_shape();
+  o.crop_is_random = c.crop_is_random;
+  o.spatial_softmax_num_keypoints = c.spatial_softmax_num_keypoints;
+  return o;
+}
+
 int64_t feature_size(const DiffusionConfig& c, const std::string& key) {
   const auto& shape = c.input_features.at(key).shape;
   if (shape.size() != 1)
@@ -41,93 +45,6 @@ int64_t feature_size(const DiffusionConfig& c, const std::string& key) {
   return shape[0];
 }
 }  // namespace
-
-// ---- SpatialSoftmax --------------------------------------------------------------------------
-
-SpatialSoftmaxImpl::SpatialSoftmaxImpl(int64_t channels, int64_t height, int64_t width, int64_t num_kp)
-    : h_(height), w_(width), out_c_(num_kp) {
-  nets = register_module("nets", torch::nn::Conv2d(torch::nn::Conv2dOptions(channels, num_kp, 1)));
-  // numpy meshgrid(linspace(-1, 1, W), linspace(-1, 1, H)) flattened row-major: x varies fastest.
-  auto xs = torch::linspace(-1.0, 1.0, width, torch::kFloat64);
-  auto ys = torch::linspace(-1.0, 1.0, height, torch::kFloat64);
-  auto px = xs.unsqueeze(0).expand({height, width}).reshape({height * width, 1});
-  auto py = ys.unsqueeze(1).expand({height, width}).reshape({height * width, 1});
-  pos_grid = register_buffer("pos_grid", torch::cat({px, py}, 1).to(torch::kFloat32));
-}
-
-torch::Tensor SpatialSoftmaxImpl::forward(const torch::Tensor& features) {
-  auto f = nets(features).reshape({-1, h_ * w_});
-  auto attention = torch::softmax(f, -1);
-  return attention.matmul(pos_grid).view({-1, out_c_, 2});
-}
-
-// ---- RGB encoder --------------------------------------------------------------------------------
-
-torch::Tensor random_crop(const torch::Tensor& x, int64_t th, int64_t tw, bool on_device) {
-  const int64_t H = x.size(-2), W = x.size(-1);
-  if (H == th && W == tw) return x;  // torchvision draws nothing then
-  if (on_device) {
-    const auto opts = torch::TensorOptions().dtype(torch::kLong).device(x.device());
-    const torch::Tensor top = torch::randint(0, H - th + 1, {1}, opts);
-    const torch::Tensor left = torch::randint(0, W - tw + 1, {1}, opts);
-    return x.index_select(-2, torch::arange(th, opts).add_(top)).index_select(-1, torch::arange(tw, opts).add_(left));
-  }
-  // RandomCrop.get_params: top, then left, each from the default (CPU) generator.
-  const int64_t top = torch::randint(0, H - th + 1, {1}).item<int64_t>();
-  const int64_t left = torch::randint(0, W - tw + 1, {1}).item<int64_t>();
-  return x.narrow(-2, top, th).narrow(-1, left, tw);
-}
-
-DiffusionRgbEncoderImpl::DiffusionRgbEncoderImpl(const DiffusionConfig& c)
-    : resize_(c.resize_shape), crop_(c.effective_crop_shape()), crop_is_random_(c.crop_is_random) {
-  const auto images = c.image_feature_keys();
-  if (images.empty()) throw_usage("the RGB encoder needs an image feature", "policy.input_features");
-  const auto& shape = c.input_features.at(images.front()).shape;  // (C, H, W)
-  if (shape.size() != 3 || shape[0] != 3)
-    throw_usage("camera '" + images.front() + "' must be (3, H, W) for the ResNet encoder", "policy.input_features");
-  ResNetOptions ro;
-  ro.name = c.vision_backbone;
-  ro.norm = c.use_group_norm ? ResNetNorm::kGroupNorm : ResNetNorm::kBatchNorm;
-  ro.sequential_names = true;
-  backbone = register_module("backbone", ResNetBackbone(ro));
-  int64_t h = shape[1], w = shape[2];
-  if (resize_) h = (*resize_)[0], w = (*resize_)[1];
-  if (crop_) {
-    if (!resize_ && ((*crop_)[0] > h || (*crop_)[1] > w))
-      throw_usage("crop_shape [" + std::to_string((*crop_)[0]) + ", " + std::to_string((*crop_)[1]) +
-                      "] does not fit the images (" + std::to_string(h) + "x" + std::to_string(w) + ")",
-                  "policy.crop_shape", "pass a smaller --policy.crop_shape or null");
-    h = (*crop_)[0], w = (*crop_)[1];
-  }
-  const int64_t kp = c.spatial_softmax_num_keypoints;
-  pool = register_module("pool", SpatialSoftmax(backbone->out_channels(), resnet_out_size(h), resnet_out_size(w), kp));
-  feature_dim_ = kp * 2;
-  out = register_module("out", torch::nn::Linear(kp * 2, feature_dim_));
-}
-
-torch::Tensor DiffusionRgbEncoderImpl::forward(const torch::Tensor& input) {
-  torch::Tensor x = input;
-  if (resize_ && (x.size(-2) != (*resize_)[0] || x.size(-1) != (*resize_)[1])) {
-    namespace F = torch::nn::functional;
-    x = F::interpolate(x, F::InterpolateFuncOptions()
-                              .size(std::vector<int64_t>{(*resize_)[0], (*resize_)[1]})
-                              .mode(torch::kBilinear)
-                              .align_corners(false)
-                              .antialias(true));
-  }
-  if (crop_) {
-    const int64_t th = (*crop_)[0], tw = (*crop_)[1], H = x.size(-2), W = x.size(-1);
-    if (is_training() && crop_is_random_) {
-      x = random_crop(x, th, tw, device_side_crop_offsets);
-    } else {  // CenterCrop: int(round((H - th) / 2)) with round-half-even
-      const auto top = static_cast<int64_t>(std::nearbyint((H - th) / 2.0));
-      const auto left = static_cast<int64_t>(std::nearbyint((W - tw) / 2.0));
-      x = x.narrow(-2, top, th).narrow(-1, left, tw);
-    }
-  }
-  auto kp = pool(backbone(x)).flatten(1);
-  return torch::relu(out(kp));
-}
 
 // ---- U-Net blocks -------------------------------------------------------------------------------
 
@@ -261,12 +178,12 @@ DiffusionModelImpl::DiffusionModelImpl(const DiffusionConfig& c) : config_(c), s
     if (c.use_separate_rgb_encoder_per_camera) {
       rgb_encoders = torch::nn::ModuleList();
       for (int64_t i = 0; i < n_cams_; ++i) {
-        encoder_list_.push_back(DiffusionRgbEncoder(c));
+        encoder_list_.push_back(DiffusionRgbEncoder(encoder_options(c), c.image_feature_keys().front()));
         rgb_encoders->push_back(encoder_list_.back());
       }
       register_module("rgb_encoder", rgb_encoders);
     } else {
-      rgb_encoder = register_module("rgb_encoder", DiffusionRgbEncoder(c));
+      rgb_encoder = register_module("rgb_encoder", DiffusionRgbEncoder(encoder_options(c), c.image_feature_keys().front()));
       encoder_list_.push_back(rgb_encoder);
     }
     global_cond_dim += encoder_list_.front()->feature_dim() * n_cams_;
