@@ -221,6 +221,9 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // A real process group (also a one-process NCCL one) gets the bucketed reducer.
   if (s->group->backend() != "single") {
     broadcast_parameters(*s->policy, *s->group);
+    // Statistics a policy keeps outside its gradients (VQ-BeT's codebooks) are summed over the
+    // replicas, as LeRobot's are under torch.distributed.
+    s->policy->set_replica_sum([group = s->group](torch::Tensor& t) { group->all_reduce(t); });
     GradReducerOptions ro;
     ro.bucket_cap_bytes = static_cast<int64_t>(cfg.distributed.bucket_mb * 1024 * 1024);
     ro.bf16_compress = cfg.distributed.bf16_compress;
@@ -252,6 +255,9 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     if (s->is_main()) remove_stale_checkpoint_temps(s->output_dir);  // rank 0 writes checkpoints, rank 0 cleans up
     s->start_step = load_training_state(*s, *resume_from);
     check_resume_position(s->output_dir, *resume_from, s->start_step, s->cfg.steps);
+    // A policy that changes phase after a number of forwards (VQ-BeT) continues its count; LeRobot
+    // restarts VQ-BeT's from 0, so a run resumed during phase 1 trained its VQ-VAE longer there.
+    s->policy->set_training_progress(s->start_step);
     LOG_INFO << "Resuming from " << resume_from->string() << " at step " << s->start_step;
   }
 

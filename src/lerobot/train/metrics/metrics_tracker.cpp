@@ -104,7 +104,10 @@ AverageMeter& MetricsTracker::meter(const std::string& key) {
 void MetricsTracker::update(const std::string& key, double value, double n) { meter(key).update(value, n); }
 
 void MetricsTracker::update_output(const std::string& key, double value, double n) {
-  if (!has(key)) add_meter(key, AverageMeter(key, ":.3f", ReduceKind::kMean));
+  if (!has(key)) {
+    add_meter(key, AverageMeter(key, ":.3f", ReduceKind::kMean));
+    output_keys_.insert(key);
+  }
   meter(key).update(value, n);
 }
 
@@ -137,11 +140,17 @@ void MetricsTracker::reset_averages() {
   for (auto& m : meters_) m.reset();
 }
 
+bool MetricsTracker::absent_output(size_t i) const {
+  // A policy output missing from every step of the window (VQ-BeT logs other values in each phase).
+  return meters_[i].count == 0 && output_keys_.count(keys_[i]) > 0;
+}
+
 std::string MetricsTracker::to_string() const {
   std::string s = "step:" + format_big_number(static_cast<double>(steps_)) +
                   " smpl:" + format_big_number(static_cast<double>(samples_)) +
                   " ep:" + format_big_number(episodes_) + " epch:" + format_python(epochs_, ":.2f");
-  for (const auto& m : meters_) s += " " + m.to_string();
+  for (size_t i = 0; i < meters_.size(); ++i)
+    if (!absent_output(i)) s += " " + meters_[i].to_string();
   return s;
 }
 
@@ -151,7 +160,8 @@ Json MetricsTracker::to_dict() const {
   j["samples"] = samples_;
   j["episodes"] = episodes_;
   j["epochs"] = epochs_;
-  for (size_t i = 0; i < keys_.size(); ++i) j[keys_[i]] = meters_[i].avg;
+  for (size_t i = 0; i < keys_.size(); ++i)
+    if (!absent_output(i)) j[keys_[i]] = meters_[i].avg;
   return j;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,10 @@ class MetricsTracker {
   int64_t samples_ = 0;
   double episodes_ = 0.0;
   double epochs_ = 0.0;
+  bool absent_output(size_t i) const;
   std::vector<std::string> keys_;
   std::vector<AverageMeter> meters_;
+  std::set<std::string> output_keys_;  // meters of update_output: left out of a window without them
 };
 
 // The train loop's meters (LeRobot's lerobot_train.py): loss (mean), grad_norm "grdn", lr,
