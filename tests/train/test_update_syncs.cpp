@@ -19,14 +19,13 @@ struct Counts {
   int64_t clip_and_step_ops = 0;  // the optimizer-plus-clip part alone (and zero_grad)
   int64_t tensors = 0;
   std::string clip_and_step_by_name;  // "op: count" lines, for the failure message
+  std::string by_name;                // the same for the whole update
 };
 
-// Counts one update (after a first, uncounted one that initialises the optimizer state).
-Counts count_update(const std::string& impl, const std::string& name) {
-  auto setup = make_train_setup(
-      parse_train_config(testing::tiny_act_run(testing::train_scratch() / ("syncs_" + name), 10,
-                                               {"--optimizer_impl=" + impl, "--batch_size=2"})),
-      LaunchEnv{}, std::nullopt);
+// Counts one update (after a first, uncounted one that initialises the optimizer state) of the run
+// `args` describes; `value` is a policy output the step must give.
+Counts count_update(const std::vector<std::string>& args, const std::string& value) {
+  auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
   UpdateStep update(update_step_parts(*setup));
   setup->policy->train();
   Counts c;
@@ -42,8 +41,9 @@ Counts count_update(const std::string& impl, const std::string& name) {
       const UpdateResult r = update.run(batch, step);
       c.ops = counter.ops();
       c.syncs = counter.syncs();
+      for (const auto& [name, n] : counter.by_name()) c.by_name += name + ": " + std::to_string(n) + "\n";
       EXPECT_TRUE(r.loss.defined() && r.grad_norm.defined());
-      EXPECT_TRUE(r.values.count("l1_loss"));
+      EXPECT_TRUE(r.values.count(value)) << "no " << value;
     }
     // The same two parts once more, counting the clip and optimizer step on their own.
     const DataBatch raw2 = setup->loader->next();
@@ -60,9 +60,15 @@ Counts count_update(const std::string& impl, const std::string& name) {
   return c;
 }
 
+Counts count_act_update(const std::string& impl) {
+  return count_update(testing::tiny_act_run(testing::train_scratch() / ("syncs_" + impl), 10,
+                                            {"--optimizer_impl=" + impl, "--batch_size=2"}),
+                      "l1_loss");
+}
+
 TEST(UpdateStepSyncs, OneHostReadPerStepAndFewerOperatorsThanPerTensor) {
-  const Counts foreach = count_update("foreach", "foreach");
-  const Counts per_tensor = count_update("per_tensor", "per_tensor");
+  const Counts foreach = count_act_update("foreach");
+  const Counts per_tensor = count_act_update("per_tensor");
   // The loss, l1/kld and the grad norm are no longer read per step; the finite check is the one
   // read left on the foreach path (the fused path hands the decision to the kernels; counted on
   // LibTorch 2.6's CPU fused kernels the step still shows a read, so no claim is pinned here).
@@ -75,6 +81,29 @@ TEST(UpdateStepSyncs, OneHostReadPerStepAndFewerOperatorsThanPerTensor) {
   EXPECT_LE(foreach.clip_and_step_ops, 60) << foreach.clip_and_step_ops << " for " << foreach.tensors << " tensors\n"
                                           << foreach.clip_and_step_by_name;
   EXPECT_GT(per_tensor.clip_and_step_ops, 3 * per_tensor.tensors) << per_tensor.clip_and_step_ops;
+}
+
+// VQ-BeT in each phase: its logged values (codes in use, code rates, errors) stay on the device,
+// and its code sampling draws torch.multinomial's numbers without multinomial's host check; the
+// finite check is the one read, as for ACT. LeRobot reads 3 values per phase-1 step and 8 per
+// phase-2 step, plus multinomial's check. The crop is a centre crop here: a random one reads its
+// two offsets from the CPU generator, as torchvision's (Diffusion's too, outside a captured step).
+TEST(UpdateStepSyncs, VQBeTReadsNothingButTheFiniteCheckInEitherPhase) {
+  auto vqbet = [](const std::string& name, int64_t vqvae_steps) {
+    return std::vector<std::string>{
+        "--policy.type=vqbet", "--dataset.root=" + testing::reach2d_dataset().string(), "--policy.n_obs_steps=2",
+        "--policy.n_action_pred_token=2", "--policy.action_chunk_size=3", "--policy.crop_shape=[56,56]",
+        "--policy.crop_is_random=false", "--policy.n_vqvae_training_steps=" + std::to_string(vqvae_steps), "--policy.vqvae_n_embed=8",
+        "--policy.vqvae_embedding_dim=16", "--policy.gpt_n_layer=1", "--policy.gpt_hidden_dim=32",
+        "--policy.gpt_input_dim=32", "--policy.gpt_output_dim=32", "--policy.gpt_n_head=2",
+        "--policy.pretrained_backbone_weights=null", "--optimizer_impl=foreach", "--batch_size=2", "--steps=10",
+        "--num_workers=0", "--output_dir=" + (testing::train_scratch() / ("syncs_vqbet_" + name)).string()};
+  };
+  const Counts phase1 = count_update(vqbet("phase1", 100), "n_different_codes");
+  const Counts phase2 = count_update(vqbet("phase2", 1), "equal_primary_code_rate");
+  EXPECT_EQ(phase1.syncs, 1) << phase1.by_name;
+  EXPECT_EQ(phase2.syncs, 1) << phase2.by_name;
+  EXPECT_GT(phase2.ops, phase1.ops) << "phase 2 runs the camera encoder and the GPT";
 }
 
 TEST(DeviceSums, SumsAndCountsPerKeyReadOnceThenEmpty) {

@@ -40,7 +40,7 @@ void VQBeTPolicy::reset() {
 }
 
 std::string VQBeTPolicy::graph_capture_blocker() const {
-  return "VQ-BeT decides on the host when its VQ-VAE phase ends, and samples its codes with torch.multinomial";
+  return "VQ-BeT decides on the host when its VQ-VAE phase ends (n_vqvae_training_steps)";
 }
 
 Batch VQBeTPolicy::prepare(const Batch& batch, bool repeat_missing_time) const {

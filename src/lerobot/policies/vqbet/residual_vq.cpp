@@ -26,7 +26,8 @@ EuclideanCodebookImpl::Output EuclideanCodebookImpl::forward(const torch::Tensor
   const auto quantize = e.index_select(1, ind.view({-1})).view(x.sizes());
   if (is_training() && update) {
     torch::NoGradGuard no_grad;
-    auto onehot = torch::one_hot(ind, codebook_size_).to(flat.scalar_type());  // (1, M, C)
+    // (1, M, C); scatter rather than torch::one_hot, which checks the indices on the host
+    auto onehot = torch::zeros({1, ind.size(1), codebook_size_}, flat.options()).scatter_(-1, ind.unsqueeze(-1), 1);
     auto counts = onehot.sum(1);                                                 // (1, C)
     if (replica_sum) replica_sum(counts);
     cluster_size.lerp_(counts, 1.0 - decay_);

@@ -16,6 +16,21 @@ torch::Tensor focal_loss(const torch::Tensor& logits, const torch::Tensor& targe
   return (-(1 - pt).pow(2) * logpt).mean();
 }
 
+// torch.multinomial(probs, 1) row by row, as its one-sample path computes it: the argmax of
+// probs / q with q ~ Exp(1) drawn from the default generator (the same draws, so the same codes
+// for the same seed), without the validity check that reads the probabilities back to the host.
+torch::Tensor sample_one(const torch::Tensor& probs) {
+  const auto q = torch::empty_like(probs).exponential_(1);
+  return (probs / q).argmax(-1, true);
+}
+
+torch::Tensor one_hot(const torch::Tensor& index, int64_t classes, torch::ScalarType dtype) {
+  // torch::one_hot checks its indices on the host (a sync); scatter does not.
+  auto sizes = index.sizes().vec();
+  sizes.push_back(classes);
+  return torch::zeros(sizes, index.options().dtype(dtype)).scatter_(-1, index.unsqueeze(-1), 1);
+}
+
 RgbEncoderOptions encoder_options(const VQBeTConfig& c) {
   RgbEncoderOptions o;
   o.image_shape = c.input_features.at(c.image_feature_keys().front()).shape;
@@ -102,16 +117,16 @@ VQBeTHeadImpl::Output VQBeTHeadImpl::forward(const torch::Tensor& features) {
   Output out;
   if (config_.sequentially_select) {
     const auto primary_logits = map_to_cbet_preds_primary_bin->forward(x);
-    const auto primary = torch::multinomial(torch::softmax(primary_logits / temperature, -1), 1).view({NT});
-    const auto secondary_logits = map_to_cbet_preds_secondary_bin->forward(
-        torch::cat({x, torch::one_hot(primary, C).to(x.scalar_type())}, 1));
-    const auto secondary = torch::multinomial(torch::softmax(secondary_logits / temperature, -1), 1).view({NT});
+    const auto primary = sample_one(torch::softmax(primary_logits / temperature, -1)).view({NT});
+    const auto secondary_logits =
+        map_to_cbet_preds_secondary_bin->forward(torch::cat({x, one_hot(primary, C, x.scalar_type())}, 1));
+    const auto secondary = sample_one(torch::softmax(secondary_logits / temperature, -1)).view({NT});
     out.sampled_centers = torch::stack({primary, secondary}, 1);
     out.cbet_logits = torch::stack({primary_logits, secondary_logits}, 1);
   } else {
     out.cbet_logits = map_to_cbet_preds_bin->forward(x).view({NT, G, C});
     const auto probs = torch::softmax(out.cbet_logits / temperature, -1);
-    out.sampled_centers = torch::multinomial(probs.view({-1, C}), 1).view({NT, G});
+    out.sampled_centers = sample_one(probs.view({-1, C})).view({NT, G});
   }
   const auto index = out.sampled_centers.view({NT, G, 1, 1}).expand({NT, G, 1, offsets.size(3)});
   const auto sampled_offsets = offsets.gather(2, index).squeeze(2).sum(1);  // (NT, W·A)

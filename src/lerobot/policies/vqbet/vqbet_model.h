@@ -57,7 +57,8 @@ class VQBeTHeadImpl : public torch::nn::Module {
     torch::Tensor decoded_action;    // (NT, W, A), no grad
   };
   // features (N, T, gpt_output_dim): samples a code per layer from the softmax at
-  // bet_softmax_temperature (torch.multinomial), then adds the predicted offsets of those codes.
+  // bet_softmax_temperature (torch.multinomial's draws, without its host read), then adds the
+  // predicted offsets of those codes.
   Output forward(const torch::Tensor& features);
   // Focal-loss code prediction + offset_loss_weight × L1 action loss against target (N, T, W, A);
   // `values` gets LeRobot's logged metrics.
