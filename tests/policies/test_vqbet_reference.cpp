@@ -8,6 +8,8 @@
 #include <cmath>
 #include <fstream>
 
+#define LEROBOT_AUTOCAST_COMPAT
+#include "lerobot/common/torch_compat.h"
 #include "lerobot/common/config/json.h"
 #include "lerobot/policies/vqbet/modeling_vqbet.h"
 
@@ -219,6 +221,27 @@ TEST(VQBeTReference, RolloutActionsAreLeRobots) {
     obs["observation.image"] = batch.at("observation.image").select(1, s);
     expect_close(policy->select_action(obs), r[t], 1e-4, 1e-6, "action " + std::to_string(t));
   }
+}
+
+// Mixed precision leaves the codebooks in float32, as LeRobot's autocast(enabled=False) does: the
+// nearest codes and the EMA statistics are those of the float32 pass. (Without the guard the
+// bfloat16 matmuls reach the float32 EMA buffers and the update throws.)
+TEST(VQBeTReference, TheCodebooksRunInFloat32UnderAutocast) {
+  torch::manual_seed(3);
+  ResidualVQ reference(8, 2, 4), mixed(8, 2, 4);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& item : mixed->named_buffers()) item.value().copy_(reference->named_buffers()[item.key()]);
+  }
+  const auto x = torch::randn({16, 1, 8});
+  const auto a = reference->forward(x);
+  compat::set_autocast(/*cuda=*/false, true, at::kBFloat16);
+  const auto b = mixed->forward(x);
+  compat::set_autocast(false, false, at::kFloat);
+  EXPECT_EQ(b.quantized.scalar_type(), torch::kFloat);
+  EXPECT_TRUE(torch::equal(a.indices, b.indices));
+  for (auto& item : reference->named_buffers())
+    EXPECT_TRUE(torch::equal(item.value(), mixed->named_buffers()[item.key()])) << item.key() << " differs under autocast";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Residual vector quantizer of VQ-BeT (see residual_vq.h).
 #include "lerobot/policies/vqbet/residual_vq.h"
 
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
 namespace lerobot {
 
 EuclideanCodebookImpl::EuclideanCodebookImpl(int64_t dim, int64_t codebook_size) : codebook_size_(codebook_size) {
@@ -14,7 +16,9 @@ EuclideanCodebookImpl::EuclideanCodebookImpl(int64_t dim, int64_t codebook_size)
 }
 
 EuclideanCodebookImpl::Output EuclideanCodebookImpl::forward(const torch::Tensor& input, bool update) {
-  const auto x = input.to(torch::kFloat);        // the codebook runs in float32, autocast off
+  // The codebook runs in float32 with autocast off (LeRobot's @autocast("cuda", enabled=False)).
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
+  const auto x = input.to(torch::kFloat);
   const auto flat = x.reshape({1, -1, x.size(-1)});  // (1, B·N, D)
   const auto e = embed.detach();
   // LeRobot's cdist: sqrt(|x|² + |e|² - 2 x·e), negated; the nearest code has the largest value.
