@@ -1,5 +1,6 @@
-// Counts the ATen operators and host synchronisations of one ACT training step (forward, backward,
-// clip, optimizer, scheduler: the trainer's own UpdateStep) with the optimizer stepping per tensor
+// Counts the ATen operators and host synchronisations of one training step of ACT (or the policy
+// --policy.type names: forward, backward, clip, optimizer, scheduler, the trainer's own
+// UpdateStep) with the optimizer stepping per tensor
 // (torch::optim's loop, what the trainer did before) and multi-tensor (foreach). On a GPU each
 // operator is one or more kernel launches and each sync a stall of the host, so these counts say
 // what a step costs in launches on any machine; the ratio is measured in one run.
@@ -107,9 +108,12 @@ int main(int argc, char** argv) {
   std::optional<StepCounts> fused;
   if (fused_adam_available(c10::Device(c10::kCPU))) fused = measure(data, dir / "fused", "fused", steps, extra);
   fs::remove_all(dir);
-  std::printf("ACT (default sizes unless flags say otherwise), %lld parameter tensors, batch 8, %lldx%lld image, "
+  std::string policy = "act";
+  for (const auto& a : extra)
+    if (a.rfind("--policy.type=", 0) == 0) policy = a.substr(14);
+  std::printf("%s (default sizes unless flags say otherwise), %lld parameter tensors, batch 8, %lldx%lld image, "
               "%d counted steps each, %s attention, LibTorch %s\n",
-              static_cast<long long>(per.tensors), static_cast<long long>(image_size),
+              policy.c_str(), static_cast<long long>(per.tensors), static_cast<long long>(image_size),
               static_cast<long long>(image_size), steps,
               attention_kernel() == AttentionKernel::kFused ? "fused" : "composite", TORCH_VERSION);
   std::printf("%-28s %12s %12s %16s\n", "optimizer step", "ops/step", "syncs/step", "clip+optim ops");
