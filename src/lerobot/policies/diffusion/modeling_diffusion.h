@@ -7,6 +7,7 @@
 
 #include "lerobot/policies/diffusion/configuration_diffusion.h"
 #include "lerobot/policies/diffusion/diffusion_model.h"
+#include "lerobot/policies/observation_queues.h"
 #include "lerobot/policies/policy.h"
 
 namespace lerobot {
@@ -39,7 +40,7 @@ class DiffusionPolicy : public Policy {
   // Adds observation.images (B, n, N, C, H, W) and a time axis where it is missing.
   Batch prepare(const Batch& batch, bool repeat_missing_time) const;
   DiffusionConfig config_;
-  std::map<std::string, std::deque<torch::Tensor>> obs_queues_;
+  ObservationQueues obs_queues_;
   std::deque<torch::Tensor> action_queue_;
 };
 

@@ -18,7 +18,8 @@ void append(PolicyParamGroup& g, torch::nn::Module& m, const std::string& prefix
 }
 }  // namespace
 
-VQBeTPolicy::VQBeTPolicy(const VQBeTConfig& config, bool load_pretrained_backbone) : config_(config) {
+VQBeTPolicy::VQBeTPolicy(const VQBeTConfig& config, bool load_pretrained_backbone)
+    : config_(config), obs_queues_(config.n_obs_steps) {
   config_.validate();
   if (config_.input_features.empty())
     throw_usage("VQ-BeT needs its input features (one camera and observation.state)", "policy.input_features");
@@ -46,24 +47,9 @@ std::string VQBeTPolicy::graph_capture_blocker() const {
 Batch VQBeTPolicy::prepare(const Batch& batch, bool repeat_missing_time) const {
   Batch out = batch;
   const int64_t n = config_.n_obs_steps;
-  auto with_time = [&](const std::string& key, int64_t feature_dims) {
-    auto it = batch.find(key);
-    if (it == batch.end())
-      throw_usage("VQ-BeT needs '" + key + "' in the batch", key, "check the dataset's features / the observation");
-    const auto& t = it->second;
-    if (t.dim() == feature_dims + 2) return t;  // (B, n, ...)
-    if (t.dim() != feature_dims + 1)
-      throw_usage("'" + key + "' has " + std::to_string(t.dim()) + " dims; expected (B, n_obs_steps, ...) or (B, ...)", key);
-    if (!repeat_missing_time && n != 1)
-      throw_usage("'" + key + "' lacks the time axis of n_obs_steps=" + std::to_string(n), key,
-                  "give (B, n_obs_steps, ...) observations (the dataset's observation_delta_indices do)");
-    std::vector<int64_t> reps(t.dim() + 1, 1);
-    reps[1] = n;
-    return t.unsqueeze(1).repeat(reps);
-  };
-  out[kState] = with_time(kState, 1);
+  out[kState] = with_time_axis(batch, kState, 1, n, repeat_missing_time, "VQ-BeT");
   std::vector<torch::Tensor> images;
-  for (const auto& k : config_.image_feature_keys()) images.push_back(with_time(k, 3));
+  for (const auto& k : config_.image_feature_keys()) images.push_back(with_time_axis(batch, k, 3, n, repeat_missing_time, "VQ-BeT"));
   out[kImages] = torch::stack(images, 2);  // (B, n, N, C, H, W)
   return out;
 }
@@ -130,20 +116,9 @@ torch::Tensor VQBeTPolicy::select_action(const Batch& batch) {
   eval();
   std::vector<std::string> keys = {kState};
   for (const auto& k : config_.image_feature_keys()) keys.push_back(k);
-  for (const auto& k : keys) {
-    auto it = batch.find(k);
-    if (it == batch.end()) throw_usage("VQ-BeT needs '" + k + "' in the observation", k);
-    auto& q = obs_queues_[k];
-    if (q.empty())
-      while (static_cast<int64_t>(q.size()) < config_.n_obs_steps) q.push_back(it->second);
-    else
-      q.push_back(it->second);
-    while (static_cast<int64_t>(q.size()) > config_.n_obs_steps) q.pop_front();
-  }
+  obs_queues_.push(batch, keys, "VQ-BeT");
   if (action_queue_.empty()) {
-    Batch stacked;
-    for (const auto& k : keys) stacked[k] = torch::stack(std::vector<torch::Tensor>(obs_queues_[k].begin(), obs_queues_[k].end()), 1);
-    auto actions = next_chunk(stacked);  // (B, action_chunk_size, A)
+    auto actions = next_chunk(obs_queues_.stacked(keys));  // (B, action_chunk_size, A)
     for (int64_t i = 0; i < actions.size(1); ++i) action_queue_.push_back(actions.select(1, i));
   }
   auto action = action_queue_.front();

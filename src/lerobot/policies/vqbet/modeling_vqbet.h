@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 
+#include "lerobot/policies/observation_queues.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/vqbet/configuration_vqbet.h"
 #include "lerobot/policies/vqbet/vqbet_model.h"
@@ -54,7 +55,7 @@ class VQBeTPolicy : public Policy {
   bool discretized_ = false;      // the discretized buffer, on the host
   int64_t optimized_steps_ = 0;   // phase-1 training forwards (LeRobot's VqVae.optimized_steps)
   bool warned_undiscretized_ = false;
-  std::map<std::string, std::deque<torch::Tensor>> obs_queues_;
+  ObservationQueues obs_queues_;
   std::deque<torch::Tensor> action_queue_;
 };
 
