@@ -87,6 +87,13 @@ const std::vector<std::string> kDemoActDefaults = {
     "--policy.dim_feedforward=512", "--policy.n_encoder_layers=2", "--policy.n_vae_encoder_layers=2",
     "--policy.optimizer_lr=3e-4", "--policy.optimizer_lr_backbone=1e-4"};
 
+// VQ-BeT's for the demo: its defaults are LeRobot's PushT ones (an 84x84 crop, which does not fit
+// the demo's 64-pixel camera, and a 20000-step VQ-VAE phase, longer than the whole demo).
+const std::vector<std::string> kDemoVqbetDefaults = {
+    "--policy.crop_shape=[56,56]", "--policy.n_obs_steps=3", "--policy.n_vqvae_training_steps=600",
+    "--policy.scheduler_warmup_steps=100", "--policy.gpt_n_layer=4", "--policy.gpt_n_head=4",
+    "--policy.gpt_hidden_dim=128", "--policy.gpt_input_dim=128", "--policy.gpt_output_dim=128"};
+
 // The value of the last --policy.type=... in args ("" without one).
 std::string policy_type_flag(const Args& args) {
   std::string type;
@@ -114,7 +121,8 @@ int train_main(const Args& input) {
                  "--batch_size is per process: the effective batch is batch_size x processes x\n"
                  "accumulation steps; the learning rate is never scaled for you.\n"
                  "Without --dataset.root (and without --config_path or --policy.path) it runs the built-in\n"
-                 "DEMO: ACT on reach2d expert demonstrations generated into the cache, then an evaluation.\n"
+                 "DEMO: ACT (or --policy.type's policy) on reach2d expert demonstrations generated into the\n"
+                 "cache, then an evaluation.\n"
                  "--policy.push_to_hub=true --policy.repo_id=<user>/<name> publishes pretrained_model/ and\n"
                  "a model card to the Hub after training (HF_TOKEN or `hf auth login`; checked before the\n"
                  "first step). Metrics go to train_metrics.jsonl and tensorboard/ in the output dir, and with\n"
@@ -134,6 +142,7 @@ int train_main(const Args& input) {
     const std::string type = policy_type_flag(args);
     if (type.empty()) args.insert(args.begin(), "--policy.type=act");
     if (type.empty() || type == "act") args.insert(args.begin(), kDemoActDefaults.begin(), kDemoActDefaults.end());
+    if (type == "vqbet") args.insert(args.begin(), kDemoVqbetDefaults.begin(), kDemoVqbetDefaults.end());
     args.insert(args.begin(), kDemoDefaults.begin(), kDemoDefaults.end());
   }
   // Parse before launching anything: a typo fails here, in the launcher, before any work starts.

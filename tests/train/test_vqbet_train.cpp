@@ -108,5 +108,27 @@ TEST(VQBeTTrain, ARunResumedInsidePhaseOneEndsBitIdentical) {
                                     a / "pretrained_model/model.safetensors"), 0);
 }
 
+// `lerobot-cpp train --policy.type=vqbet` with no dataset: the built-in demo takes VQ-BeT sizes that
+// fit it (LeRobot's defaults crop 84x84 out of the demo's 64-pixel camera, and their 20000-step
+// VQ-VAE phase is longer than the whole demo), so it trains through both phases.
+TEST(VQBeTTrain, TheBuiltInDemoTrainsVqbetThroughBothPhases) {
+  const fs::path out = train_scratch() / "vqbet_demo";
+  std::string log;
+  // The demo records its dataset into LEROBOT_CPP_CACHE: a scratch one, not the user's cache.
+  const int code = testing::run_shell("LEROBOT_CPP_CACHE=" + (train_scratch() / "demo_cache").string() + " " +
+                                          std::string(LEROBOT_CLI) +
+                                          " train --policy.type=vqbet --steps=2 --policy.n_vqvae_training_steps=1 "
+                                          "--env_eval_freq=0 --save_freq=2 --log_freq=1 --output_dir=" + out.string(),
+                                      &log);
+  ASSERT_EQ(code, 0) << log;
+  EXPECT_NE(log.find("DEMO mode"), std::string::npos) << log;
+  EXPECT_NE(log.find("the GPT trains from the next step"), std::string::npos) << log;
+  std::ifstream in(out / "checkpoints/000002/pretrained_model/config.json");
+  const Json cfg = Json::parse(in);
+  EXPECT_EQ(cfg["crop_shape"], Json::parse("[56, 56]"));
+  EXPECT_EQ(cfg["n_obs_steps"], 3);
+  EXPECT_EQ(cfg["n_vqvae_training_steps"], 1) << "the user's flag wins over the demo's";
+}
+
 }  // namespace
 }  // namespace lerobot
