@@ -77,6 +77,32 @@ void expect_same_tensors(const fs::path& a, const fs::path& b) {
   }
 }
 
+// --seed=null (LeRobot: `if cfg.seed is not None: set_seed(...)`): the generators are not seeded,
+// so two such runs start from different weights and the log names the seed they got; a fixed seed
+// gives the same weights twice.
+TEST(Trainer, SeedNullLeavesTheGeneratorsUnseededAndSaysFromWhat) {
+  auto weights_after_one_step = [](const std::string& name, const std::string& seed, std::string* log) {
+    const fs::path out = scratch() / name;
+    std::vector<std::string> args = tiny_run(out, 1, {"--save_freq=1", "--optimizer.lr=0", "--seed=" + seed,
+                                                      "--use_policy_training_preset=false", "--optimizer.type=adamw"});
+    std::string cmd;
+    for (const auto& a : args) cmd += " " + a;
+    const int code = testing::run_cli("train" + cmd, log);
+    EXPECT_EQ(code, 0) << *log;
+    return load_safetensors(out / "checkpoints/000001/pretrained_model/model.safetensors");
+  };
+  std::string log_a, log_b, log_c, log_d;
+  const auto a = weights_after_one_step("seed_null_a", "null", &log_a);
+  const auto b = weights_after_one_step("seed_null_b", "null", &log_b);
+  const auto c = weights_after_one_step("seed_7_c", "7", &log_c);
+  const auto d = weights_after_one_step("seed_7_d", "7", &log_d);
+  const std::string key = "model.action_head.weight";
+  EXPECT_FALSE(torch::equal(a.at(key), b.at(key))) << "two unseeded runs drew the same initial weights";
+  EXPECT_TRUE(torch::equal(c.at(key), d.at(key))) << "--seed=7 twice must give the same weights";
+  EXPECT_NE(log_a.find("--seed=null: LibTorch's generators start from"), std::string::npos) << log_a;
+  EXPECT_EQ(log_c.find("--seed=null"), std::string::npos) << log_c;
+}
+
 TEST(Trainer, ResumeContinuesBitIdentically) {
   const fs::path full = scratch() / "full", part = scratch() / "part";
   run(tiny_run(full, 6, {"--save_freq=3"}));

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <random>
 
 #include "lerobot/common/device.h"
 #include "lerobot/common/error.h"
@@ -130,8 +131,18 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
                                                                 cfg.checkpoint_path.value_or("")); !unused.empty() && s->is_main())
     LOG_INFO << unused;
 
+  // --seed=null: LeRobot leaves torch's generators unseeded (a new initialisation every run) while
+  // its sampler still shuffles with seed 0; so do we, and the log says which seed the generators got.
   s->seed = cfg.seed.value_or(0);
-  set_seed(s->seed);
+  if (cfg.seed) {
+    set_seed(*cfg.seed);
+  } else {
+    const int64_t drawn = static_cast<int64_t>(std::random_device{}() >> 1);
+    set_seed(drawn);
+    if (s->is_main())
+      LOG_INFO << "--seed=null: LibTorch's generators start from " << drawn
+               << " (unseeded, as LeRobot's); the sampler shuffles with seed 0";
+  }
 
   // Dataset (delta indices from the policy) and policy features.
   const DatasetMetadata meta = load_dataset_metadata(*cfg.dataset.root);
