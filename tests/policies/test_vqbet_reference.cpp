@@ -223,6 +223,16 @@ TEST(VQBeTReference, RolloutActionsAreLeRobots) {
   }
 }
 
+// A run that ends inside phase 1 would save a policy whose GPT never trained: the trainer warns.
+TEST(VQBeTConfig, ARunEndingInsidePhaseOneIsWarnedAbout) {
+  VQBeTConfig c;  // LeRobot's 20000 VQ-VAE steps
+  const auto w = c.training_length_warning(10000);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_NE(w->find("--policy.n_vqvae_training_steps=20000"), std::string::npos) << *w;
+  EXPECT_TRUE(c.training_length_warning(20000).has_value()) << "the last step is still a VQ-VAE step";
+  EXPECT_FALSE(c.training_length_warning(20001).has_value());
+}
+
 // Mixed precision leaves the codebooks in float32, as LeRobot's autocast(enabled=False) does: the
 // nearest codes and the EMA statistics are those of the float32 pass. (Without the guard the
 // bfloat16 matmuls reach the float32 EMA buffers and the update throws.)

@@ -277,4 +277,13 @@ TEST(Warnings, InputBoundAndScheduleHorizon) {
   c.num_decay_steps = 3000;
   EXPECT_TRUE(schedule_horizon_warning(&c, 1000).has_value());
   EXPECT_FALSE(schedule_horizon_warning(&c, 3000).has_value());
+  // VQ-BeT's warm-up starts after its VQ-VAE steps.
+  VQBeTSchedulerConfig v;
+  v.num_warmup_steps = 500;
+  v.num_vqvae_training_steps = 20000;
+  const auto vw = schedule_horizon_warning(&v, 10000);
+  ASSERT_TRUE(vw.has_value());
+  EXPECT_NE(vw->find("--policy.n_vqvae_training_steps"), std::string::npos) << *vw;
+  EXPECT_TRUE(schedule_horizon_warning(&v, 20400).has_value());
+  EXPECT_FALSE(schedule_horizon_warning(&v, 20500).has_value());
 }

@@ -62,6 +62,9 @@ class PolicyConfig : public ChoiceConfig {
   // LeRobot's get_optimizer_preset/get_scheduler_preset (--use_policy_training_preset); nullopt:
   // the policy has none, --optimizer.type must be given.
   virtual std::optional<TrainingPreset> training_preset() const { return std::nullopt; }
+  // A warning when a run of `steps` steps cannot train this policy as its settings mean (VQ-BeT:
+  // the run ends before its VQ-VAE phase does); nullopt when it can.
+  virtual std::optional<std::string> training_length_warning(int64_t steps) const { return std::nullopt; }
   // Normalization mode per feature type ("VISUAL" -> "MEAN_STD").
   virtual std::map<std::string, std::string> normalization_mapping() const = 0;
 };

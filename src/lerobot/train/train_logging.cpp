@@ -93,6 +93,7 @@ void TrainLogger::banner() {
   if (s_.cfg.accelerator.mixed_precision == "fp16" && !s_.device.is_cuda())
     LOG_WARNING << "fp16 autocast needs CUDA: on CPU the forward pass stays fp32 while dynamic loss scaling runs";
   if (auto w = schedule_horizon_warning(s_.cfg.scheduler.ptr(), s_.cfg.steps)) LOG_WARNING << *w;
+  if (auto w = s_.cfg.policy->training_length_warning(s_.cfg.steps)) LOG_WARNING << *w;
 }
 
 void TrainLogger::record(const UpdateResult& u, double data_s, double prep_s, double step_s) {

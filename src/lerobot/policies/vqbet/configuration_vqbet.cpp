@@ -110,6 +110,14 @@ void VQBeTConfig::validate() const {
                 "policy.gpt_block_size", "raise --policy.gpt_block_size or lower --policy.n_obs_steps");
 }
 
+std::optional<std::string> VQBeTConfig::training_length_warning(int64_t steps) const {
+  if (steps > n_vqvae_training_steps) return std::nullopt;
+  return "--steps (" + std::to_string(steps) + ") ends inside VQ-BeT's VQ-VAE phase (--policy.n_vqvae_training_steps=" +
+         std::to_string(n_vqvae_training_steps) +
+         "): the GPT never trains, so the policy cannot act. LeRobot's 20000 goes with --steps=250000 on "
+         "PushT; lower --policy.n_vqvae_training_steps or raise --steps.";
+}
+
 int64_t VQBeTConfig::gpt_tokens() const {
   const auto cams = static_cast<int64_t>(image_feature_keys().size());
   return n_obs_steps * (cams + 2) + n_action_pred_token - 1;

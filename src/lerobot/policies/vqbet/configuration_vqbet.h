@@ -59,6 +59,9 @@ class VQBeTConfig : public PolicyConfig {
   // scheduler (λ = 1 during the n_vqvae_training_steps, then warm-up and cosine).
   std::optional<TrainingPreset> training_preset() const override;
 
+  // When --steps does not get past phase 1, the GPT never trains.
+  std::optional<std::string> training_length_warning(int64_t steps) const override;
+
   // GPT tokens per forward: n_obs_steps × (cameras + state + action query) + the future queries.
   int64_t gpt_tokens() const;
 };

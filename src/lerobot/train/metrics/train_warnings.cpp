@@ -27,6 +27,15 @@ std::optional<std::string> schedule_horizon_warning(const SchedulerConfig* sched
              std::to_string(steps) + "): the learning rate never reaches its peak and never decays.";
     return std::nullopt;
   }
+  if (auto* v = dynamic_cast<const VQBeTSchedulerConfig*>(scheduler)) {
+    const int64_t vqvae = v->num_vqvae_training_steps.value_or(0);
+    if (vqvae + v->num_warmup_steps > steps)
+      return "the vqbet schedule warms up over " + std::to_string(v->num_warmup_steps) + " steps after the " +
+             std::to_string(vqvae) + " VQ-VAE steps, past --steps (" + std::to_string(steps) +
+             "): the learning rate would never finish warming up. Lower --policy.scheduler_warmup_steps or "
+             "--policy.n_vqvae_training_steps, or raise --steps.";
+    return std::nullopt;
+  }
   if (scheduler->num_warmup_steps > steps)
     return "--scheduler.num_warmup_steps (" + std::to_string(scheduler->num_warmup_steps) +
            ") exceeds --steps (" + std::to_string(steps) +
