@@ -44,6 +44,19 @@ struct RgbEncoderOptions {
   int64_t spatial_softmax_num_keypoints = 32;
 };
 
+// The fields Diffusion's and VQ-BeT's configs share under the same names (first camera's shape,
+// backbone, norm, random crop, keypoints); each policy adds its resize and crop.
+template <class Config>
+RgbEncoderOptions rgb_encoder_options(const Config& c) {
+  RgbEncoderOptions o;
+  o.image_shape = c.input_features.at(c.image_feature_keys().front()).shape;
+  o.vision_backbone = c.vision_backbone;
+  o.use_group_norm = c.use_group_norm;
+  o.crop_is_random = c.crop_is_random;
+  o.spatial_softmax_num_keypoints = c.spatial_softmax_num_keypoints;
+  return o;
+}
+
 // One camera's encoder (LeRobot's DiffusionRgbEncoder and VQBeTRgbEncoder): optional resize, crop
 // (random in training when crop_is_random, centre otherwise), ResNet as backbone.{0,1,4..7},
 // spatial softmax, out = Linear(2K, 2K) + ReLU.

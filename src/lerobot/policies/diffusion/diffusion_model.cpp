@@ -26,14 +26,9 @@ NoiseSchedulerOptions scheduler_options(const DiffusionConfig& c) {
 }
 
 RgbEncoderOptions encoder_options(const DiffusionConfig& c) {
-  RgbEncoderOptions o;
-  o.image_shape = c.input_features.at(c.image_feature_keys().front()).shape;
-  o.vision_backbone = c.vision_backbone;
-  o.use_group_norm = c.use_group_norm;
+  RgbEncoderOptions o = rgb_encoder_options(c);
   o.resize_shape = c.resize_shape;
   o.crop_shape = c.effective_crop_shape();
-  o.crop_is_random = c.crop_is_random;
-  o.spatial_softmax_num_keypoints = c.spatial_softmax_num_keypoints;
   return o;
 }
 

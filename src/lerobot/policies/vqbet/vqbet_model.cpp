@@ -32,13 +32,8 @@ torch::Tensor one_hot(const torch::Tensor& index, int64_t classes, torch::Scalar
 }
 
 RgbEncoderOptions encoder_options(const VQBeTConfig& c) {
-  RgbEncoderOptions o;
-  o.image_shape = c.input_features.at(c.image_feature_keys().front()).shape;
-  o.vision_backbone = c.vision_backbone;
-  o.use_group_norm = c.use_group_norm;
+  RgbEncoderOptions o = rgb_encoder_options(c);
   o.crop_shape = c.crop_shape;
-  o.crop_is_random = c.crop_is_random;
-  o.spatial_softmax_num_keypoints = c.spatial_softmax_num_keypoints;
   return o;
 }
 
