@@ -5,6 +5,11 @@
 
 namespace lerobot {
 
+namespace {
+constexpr const char* kState = "observation.state";
+constexpr const char* kEnv = "observation.environment_state";
+}  // namespace
+
 void ObservationQueues::push(const Batch& batch, const std::vector<std::string>& keys, const std::string& policy) {
   for (const auto& k : keys) {
     auto it = batch.find(k);
@@ -42,6 +47,25 @@ torch::Tensor with_time_axis(const Batch& batch, const std::string& key, int64_t
   std::vector<int64_t> reps(t.dim() + 1, 1);
   reps[1] = n;
   return t.unsqueeze(1).repeat(reps);
+}
+
+std::vector<std::string> observation_keys(const PolicyConfig& config) {
+  std::vector<std::string> keys = {kState};
+  if (config.input_features.count(kEnv)) keys.push_back(kEnv);
+  for (const auto& k : config.image_feature_keys()) keys.push_back(k);
+  return keys;
+}
+
+Batch with_observation_history(const Batch& batch, const PolicyConfig& config, bool repeat_missing,
+                               const std::string& policy) {
+  const int64_t n = config.n_obs_steps;
+  Batch out = batch;
+  out[kState] = with_time_axis(batch, kState, 1, n, repeat_missing, policy);
+  if (config.input_features.count(kEnv)) out[kEnv] = with_time_axis(batch, kEnv, 1, n, repeat_missing, policy);
+  std::vector<torch::Tensor> images;
+  for (const auto& k : config.image_feature_keys()) images.push_back(with_time_axis(batch, k, 3, n, repeat_missing, policy));
+  if (!images.empty()) out["observation.images"] = torch::stack(images, 2);  // (B, n, N, C, H, W)
+  return out;
 }
 
 }  // namespace lerobot

@@ -1,5 +1,6 @@
 // What Diffusion Policy and VQ-BeT share at inference and in their batches (LeRobot's
-// populate_queues): the last n observations per key, and the (B, n, ...) time axis.
+// populate_queues): the last n observations per key, the (B, n, ...) time axis, and the cameras
+// stacked into one observation.images tensor.
 #pragma once
 
 #include <deque>
@@ -31,5 +32,14 @@ class ObservationQueues {
 // `feature_dims`: the dims of one observation (1 for a state, 3 for a camera).
 torch::Tensor with_time_axis(const Batch& batch, const std::string& key, int64_t feature_dims, int64_t n,
                              bool repeat_missing, const std::string& policy);
+
+// The observation keys of `config`: observation.state, observation.environment_state when it is
+// an input, then the cameras (the queues' keys).
+std::vector<std::string> observation_keys(const PolicyConfig& config);
+
+// `batch` with each observation key given its time axis of config.n_obs_steps (with_time_axis) and
+// the cameras stacked as observation.images (B, n, N, C, H, W).
+Batch with_observation_history(const Batch& batch, const PolicyConfig& config, bool repeat_missing,
+                               const std::string& policy);
 
 }  // namespace lerobot

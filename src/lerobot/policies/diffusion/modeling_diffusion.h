@@ -37,8 +37,6 @@ class DiffusionPolicy : public Policy {
   DiffusionModel diffusion{nullptr};
 
  private:
-  // Adds observation.images (B, n, N, C, H, W) and a time axis where it is missing.
-  Batch prepare(const Batch& batch, bool repeat_missing_time) const;
   DiffusionConfig config_;
   ObservationQueues obs_queues_;
   std::deque<torch::Tensor> action_queue_;

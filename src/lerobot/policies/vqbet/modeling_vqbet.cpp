@@ -7,9 +7,6 @@
 namespace lerobot {
 
 namespace {
-constexpr const char* kState = "observation.state";
-constexpr const char* kImages = "observation.images";
-
 void append(PolicyParamGroup& g, torch::nn::Module& m, const std::string& prefix) {
   for (auto& p : m.named_parameters(true)) {
     g.names.push_back(prefix + p.key());
@@ -42,16 +39,6 @@ void VQBeTPolicy::reset() {
 
 std::string VQBeTPolicy::graph_capture_blocker() const {
   return "VQ-BeT decides on the host when its VQ-VAE phase ends (n_vqvae_training_steps)";
-}
-
-Batch VQBeTPolicy::prepare(const Batch& batch, bool repeat_missing_time) const {
-  Batch out = batch;
-  const int64_t n = config_.n_obs_steps;
-  out[kState] = with_time_axis(batch, kState, 1, n, repeat_missing_time, "VQ-BeT");
-  std::vector<torch::Tensor> images;
-  for (const auto& k : config_.image_feature_keys()) images.push_back(with_time_axis(batch, k, 3, n, repeat_missing_time, "VQ-BeT"));
-  out[kImages] = torch::stack(images, 2);  // (B, n, N, C, H, W)
-  return out;
 }
 
 PolicyOutput VQBeTPolicy::discretize(const Batch& batch) {
@@ -96,7 +83,7 @@ PolicyOutput VQBeTPolicy::forward(const Batch& batch) {
                 "action", "the dataset's action_delta_indices give that window");
   if (!discretized_) return discretize(batch);
   PolicyOutput out;
-  out.loss = vqbet->loss(prepare(batch, false), out.values);
+  out.loss = vqbet->loss(with_observation_history(batch, config_, false, "VQ-BeT"), out.values);
   return out;
 }
 
@@ -108,14 +95,13 @@ torch::Tensor VQBeTPolicy::predict_action_chunk(const Batch& batch) {
     LOG_WARNING << "this VQ-BeT policy has not finished its VQ-VAE phase (n_vqvae_training_steps="
                 << config_.n_vqvae_training_steps << "): its actions come from an untrained GPT";
   }
-  return vqbet->rollout(prepare(batch, true));
+  return vqbet->rollout(with_observation_history(batch, config_, true, "VQ-BeT"));
 }
 
 torch::Tensor VQBeTPolicy::select_action(const Batch& batch) {
   torch::NoGradGuard no_grad;
   eval();
-  std::vector<std::string> keys = {kState};
-  for (const auto& k : config_.image_feature_keys()) keys.push_back(k);
+  const std::vector<std::string> keys = observation_keys(config_);  // the state and the camera
   obs_queues_.push(batch, keys, "VQ-BeT");
   if (action_queue_.empty()) {
     auto actions = next_chunk(obs_queues_.stacked(keys));  // (B, action_chunk_size, A)

@@ -48,8 +48,6 @@ class VQBeTPolicy : public Policy {
   void on_state_loaded() override;
 
  private:
-  // Adds observation.images (B, n, 1, C, H, W) and a time axis where it is missing.
-  Batch prepare(const Batch& batch, bool repeat_missing_time) const;
   PolicyOutput discretize(const Batch& batch);
   VQBeTConfig config_;
   bool discretized_ = false;      // the discretized buffer, on the host

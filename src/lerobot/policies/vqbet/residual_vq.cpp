@@ -5,6 +5,12 @@
 
 namespace lerobot {
 
+torch::Tensor one_hot_on_device(const torch::Tensor& index, int64_t classes, torch::ScalarType dtype) {
+  auto sizes = index.sizes().vec();
+  sizes.push_back(classes);
+  return torch::zeros(sizes, index.options().dtype(dtype)).scatter_(-1, index.unsqueeze(-1), 1);
+}
+
 EuclideanCodebookImpl::EuclideanCodebookImpl(int64_t dim, int64_t codebook_size) : codebook_size_(codebook_size) {
   // uniform_init: kaiming_uniform_ of a (1, C, D) tensor (fan_in = C·D).
   auto e = torch::empty({1, codebook_size, dim});
@@ -30,8 +36,7 @@ EuclideanCodebookImpl::Output EuclideanCodebookImpl::forward(const torch::Tensor
   const auto quantize = e.index_select(1, ind.view({-1})).view(x.sizes());
   if (is_training() && update) {
     torch::NoGradGuard no_grad;
-    // (1, M, C); scatter rather than torch::one_hot, which checks the indices on the host
-    auto onehot = torch::zeros({1, ind.size(1), codebook_size_}, flat.options()).scatter_(-1, ind.unsqueeze(-1), 1);
+    auto onehot = one_hot_on_device(ind, codebook_size_, flat.scalar_type());  // (1, M, C)
     auto counts = onehot.sum(1);                                                 // (1, C)
     if (replica_sum) replica_sum(counts);
     cluster_size.lerp_(counts, 1.0 - decay_);

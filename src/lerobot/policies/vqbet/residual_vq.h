@@ -11,6 +11,10 @@
 
 namespace lerobot {
 
+// torch::one_hot(index, classes) as `dtype`, made by scatter: torch::one_hot checks its indices on
+// the host (a sync per call), scatter does not.
+torch::Tensor one_hot_on_device(const torch::Tensor& index, int64_t classes, torch::ScalarType dtype);
+
 // Sums a tensor over the training replicas in place (an all-reduce); empty with one process.
 // LeRobot's codebooks sum their EMA statistics over the processes when torch.distributed runs.
 using ReplicaSum = std::function<void(torch::Tensor&)>;

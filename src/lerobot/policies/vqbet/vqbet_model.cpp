@@ -24,13 +24,6 @@ torch::Tensor sample_one(const torch::Tensor& probs) {
   return (probs / q).argmax(-1, true);
 }
 
-torch::Tensor one_hot(const torch::Tensor& index, int64_t classes, torch::ScalarType dtype) {
-  // torch::one_hot checks its indices on the host (a sync); scatter does not.
-  auto sizes = index.sizes().vec();
-  sizes.push_back(classes);
-  return torch::zeros(sizes, index.options().dtype(dtype)).scatter_(-1, index.unsqueeze(-1), 1);
-}
-
 RgbEncoderOptions encoder_options(const VQBeTConfig& c) {
   RgbEncoderOptions o = rgb_encoder_options(c);
   o.crop_shape = c.crop_shape;
@@ -114,7 +107,7 @@ VQBeTHeadImpl::Output VQBeTHeadImpl::forward(const torch::Tensor& features) {
     const auto primary_logits = map_to_cbet_preds_primary_bin->forward(x);
     const auto primary = sample_one(torch::softmax(primary_logits / temperature, -1)).view({NT});
     const auto secondary_logits =
-        map_to_cbet_preds_secondary_bin->forward(torch::cat({x, one_hot(primary, C, x.scalar_type())}, 1));
+        map_to_cbet_preds_secondary_bin->forward(torch::cat({x, one_hot_on_device(primary, C, x.scalar_type())}, 1));
     const auto secondary = sample_one(torch::softmax(secondary_logits / temperature, -1)).view({NT});
     out.sampled_centers = torch::stack({primary, secondary}, 1);
     out.cbet_logits = torch::stack({primary_logits, secondary_logits}, 1);

@@ -81,6 +81,8 @@ class MetricsTracker {
 
  private:
   void refresh();
+  // Meter i is a policy output none of this window's steps gave (left out of the line and record).
+  bool absent_output(size_t i) const;
   int64_t samples_per_step_;
   double num_frames_;
   double avg_samples_per_ep_;
@@ -88,7 +90,6 @@ class MetricsTracker {
   int64_t samples_ = 0;
   double episodes_ = 0.0;
   double epochs_ = 0.0;
-  bool absent_output(size_t i) const;
   std::vector<std::string> keys_;
   std::vector<AverageMeter> meters_;
   std::set<std::string> output_keys_;  // meters of update_output: left out of a window without them

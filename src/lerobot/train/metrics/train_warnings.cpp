@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "lerobot/optim/scheduler.h"
+
 namespace lerobot {
 
 std::optional<std::string> input_bound_warning(double data_s, double update_s) {
@@ -27,20 +29,16 @@ std::optional<std::string> schedule_horizon_warning(const SchedulerConfig* sched
              std::to_string(steps) + "): the learning rate never reaches its peak and never decays.";
     return std::nullopt;
   }
-  if (auto* v = dynamic_cast<const VQBeTSchedulerConfig*>(scheduler)) {
-    const int64_t vqvae = v->num_vqvae_training_steps.value_or(0);
-    if (vqvae + v->num_warmup_steps > steps)
-      return "the vqbet schedule warms up over " + std::to_string(v->num_warmup_steps) + " steps after the " +
-             std::to_string(vqvae) + " VQ-VAE steps, past --steps (" + std::to_string(steps) +
-             "): the learning rate would never finish warming up. Lower --policy.scheduler_warmup_steps or "
-             "--policy.n_vqvae_training_steps, or raise --steps.";
-    return std::nullopt;
-  }
-  if (scheduler->num_warmup_steps > steps)
-    return "--scheduler.num_warmup_steps (" + std::to_string(scheduler->num_warmup_steps) +
-           ") exceeds --steps (" + std::to_string(steps) +
-           "): the learning rate would never finish warming up nor decay. Lower the warm-up or raise --steps.";
-  return std::nullopt;
+  if (scheduler_horizon_steps(*scheduler) <= steps) return std::nullopt;
+  if (auto* v = dynamic_cast<const VQBeTSchedulerConfig*>(scheduler))  // its warm-up follows the VQ-VAE steps
+    return "the vqbet schedule warms up over " + std::to_string(v->num_warmup_steps) + " steps after the " +
+           std::to_string(v->num_vqvae_training_steps.value_or(0)) + " VQ-VAE steps, past --steps (" +
+           std::to_string(steps) +
+           "): the learning rate would never finish warming up. Lower --policy.scheduler_warmup_steps or "
+           "--policy.n_vqvae_training_steps, or raise --steps.";
+  return "--scheduler.num_warmup_steps (" + std::to_string(scheduler->num_warmup_steps) + ") exceeds --steps (" +
+         std::to_string(steps) +
+         "): the learning rate would never finish warming up nor decay. Lower the warm-up or raise --steps.";
 }
 
 }  // namespace lerobot
