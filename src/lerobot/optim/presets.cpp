@@ -25,6 +25,11 @@ void apply_training_preset(const TrainingPreset& preset, ChoicePtr<OptimizerConf
   if (auto* d = dynamic_cast<DiffuserSchedulerConfig*>(scheduler.ptr())) d->name = preset.scheduler->name;
   if (auto* v = dynamic_cast<VQBeTSchedulerConfig*>(scheduler.ptr()))
     v->num_vqvae_training_steps = preset.scheduler->num_vqvae_training_steps;
+  if (auto* c = dynamic_cast<CosineDecayWithWarmupSchedulerConfig*>(scheduler.ptr())) {
+    c->peak_lr = preset.scheduler->peak_lr;
+    c->decay_lr = preset.scheduler->decay_lr;
+    c->num_decay_steps = preset.scheduler->num_decay_steps;
+  }
 }
 
 std::vector<ParamGroup> split_param_groups(const NamedParams& named, const std::string& prefix, double prefix_lr) {

@@ -25,6 +25,10 @@ struct SchedulerPreset {
   std::string name = "cosine";    // diffuser: diffusers' get_scheduler name
   int64_t num_warmup_steps = 0;
   std::optional<int64_t> num_vqvae_training_steps;  // vqbet
+  // cosine_decay_with_warmup (pi0, SmolVLA): the peak and final lr and the decay's length.
+  double peak_lr = 0.0;
+  double decay_lr = 0.0;
+  int64_t num_decay_steps = 0;
 };
 
 struct TrainingPreset {

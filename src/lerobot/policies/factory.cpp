@@ -7,6 +7,8 @@
 #include "lerobot/common/error.h"
 #include "lerobot/policies/act/modeling_act.h"
 #include "lerobot/policies/diffusion/modeling_diffusion.h"
+#include "lerobot/policies/model_folder.h"
+#include "lerobot/policies/smolvla/modeling_smolvla.h"
 #include "lerobot/policies/vqbet/modeling_vqbet.h"
 
 namespace lerobot {
@@ -34,6 +36,14 @@ void ensure_builtin_factories() {
       const auto* vqbet = dynamic_cast<const VQBeTConfig*>(&c);
       if (vqbet == nullptr) throw_usage("config of type '" + c.type() + "' is not a VQBeTConfig", "policy.type");
       return std::make_shared<VQBeTPolicy>(*vqbet, o.load_pretrained_backbone);
+    });
+    factories().emplace("smolvla", [](const PolicyConfig& c, const PolicyBuildOptions& o) -> PolicyPtr {
+      const auto* smolvla = dynamic_cast<const SmolVLAConfig*>(&c);
+      if (smolvla == nullptr) throw_usage("config of type '" + c.type() + "' is not a SmolVLAConfig", "policy.type");
+      std::vector<std::string> files = smolvla_backbone_files(*smolvla, o.load_pretrained_backbone);
+      return std::make_shared<SmolVLAPolicy>(
+          *smolvla, resolve_model_folder(smolvla->vlm_model_name, files, "policy.vlm_model_name"),
+          o.load_pretrained_backbone);
     });
   });
 }

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Records what Python LeRobot's SmolVLA computes, for tests/policies/test_smolvla_reference.cpp.
+
+Builds LeRobot's SmolVLAPolicy on the tiny backbone folder smolvla_tiny_vlm.py writes (the same
+folder is kept in tests/policies/data/smolvla_tiny_vlm), fills every weight from a formula both
+sides compute (so no weights file is kept), and records on inputs made the same way:
+  - the state-dict names, shapes and dtypes, and which parameters train;
+  - what LeRobot's preprocessor makes of two task strings (newline step + tokenizer step);
+  - the training loss for a given noise and time, its logged values and some gradients;
+  - the loss for torch.manual_seed(7) (noise and Beta(1.5, 1) time drawn by LeRobot);
+  - the action chunk predict_action_chunk returns for a given noise (KV-cached denoising);
+for three configurations: LeRobot's defaults (cross-attention every other layer, expert as deep as
+the VLM) on two cameras plus one empty camera; a half-depth expert (self-attention in the first of four layers) with image special tokens and a
+padded prefix; self-attention in every layer. (Self-attention with a shallower expert is left out:
+LeRobot's own denoising fails on it, torch.cat of an empty list.)
+
+    python3 smolvla_reference.py VLM_DIR OUT.json
+"""
+import json
+import sys
+
+import numpy as np
+import torch
+
+from lerobot.configs.types import FeatureType, PolicyFeature
+from lerobot.policies.smolvla.configuration_smolvla import SmolVLAConfig
+from lerobot.policies.smolvla.modeling_smolvla import SmolVLAPolicy
+from lerobot.policies.smolvla.processor_smolvla import make_smolvla_pre_post_processors
+
+BASE = dict(n_obs_steps=1, chunk_size=5, n_action_steps=5, max_state_dim=8, max_action_dim=8,
+            resize_imgs_with_padding=(32, 32), empty_cameras=1, tokenizer_max_length=12, num_steps=3,
+            num_vlm_layers=4, load_vlm_weights=False, device="cpu")
+VARIANTS = {
+    "default": {},
+    "half_expert": dict(num_expert_layers=2, self_attn_every_n_layers=4, add_image_special_tokens=True, prefix_length=40, empty_cameras=0),
+    "self_attn": dict(attention_mode="self_attn", empty_cameras=0),
+}
+STATE, ACTION = 3, 2
+CAMERAS = {"observation.images.top": (3, 24, 40), "observation.images.wrist": (3, 32, 32)}
+TASKS = ["Pick up the red cube and place it in the bin.", "stack 2 blocks\n"]
+B = 2
+# Weights of this size make the attention sharp enough that positions and masks change the loss
+# (at 0.1 the softmax is nearly uniform and a wrong rotary offset goes unseen).
+FILL_SCALE = 0.5
+
+
+def formula(n, k, scale):
+    i = np.arange(n, dtype=np.float64)
+    return scale * np.sin(0.7 * i + 0.3 * k + 0.1)
+
+
+def t(n, k, scale, shape):
+    return torch.from_numpy(formula(n, k, scale)).float().view(*shape)
+
+
+def fill(policy):
+    sd = policy.state_dict()
+    with torch.no_grad():
+        for k, name in enumerate(sorted(sd)):
+            x = sd[name]
+            if x.is_floating_point():
+                x.copy_(t(x.numel(), k, FILL_SCALE, x.shape))
+
+
+def make_policy(vlm_dir, variant):
+    cfg = SmolVLAConfig(vlm_model_name=vlm_dir, **{**BASE, **VARIANTS[variant]})
+    cfg.input_features = {k: PolicyFeature(type=FeatureType.VISUAL, shape=s) for k, s in CAMERAS.items()}
+    cfg.input_features["observation.state"] = PolicyFeature(type=FeatureType.STATE, shape=(STATE,))
+    cfg.output_features = {"action": PolicyFeature(type=FeatureType.ACTION, shape=(ACTION,))}
+    policy = SmolVLAPolicy(cfg)
+    fill(policy)
+    return cfg, policy
+
+
+def inputs(tokens, mask):
+    batch = {k: 0.5 + 0.5 * t(B * int(np.prod(s)), 200 + i, 1.0, (B, *s)) for i, (k, s) in enumerate(CAMERAS.items())}
+    batch["observation.state"] = t(B * STATE, 210, 1.0, (B, STATE))
+    batch["action"] = t(B * 5 * ACTION, 211, 1.0, (B, 5, ACTION))
+    pad = torch.zeros(B, 5, dtype=torch.bool)
+    pad[1, 3:] = True
+    batch["action_is_pad"] = pad
+    batch["observation.language.tokens"] = tokens
+    batch["observation.language.attention_mask"] = mask
+    return batch
+
+
+def flat(x):
+    return [float(v) for v in x.detach().reshape(-1).tolist()]
+
+
+def grad_sum(policy, name):
+    p = dict(policy.named_parameters())[name]
+    return None if p.grad is None else float(p.grad.sum())
+
+
+def record(vlm_dir, variant):
+    cfg, policy = make_policy(vlm_dir, variant)
+    out = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in {**BASE, **VARIANTS[variant]}.items()}}
+    out["keys"] = {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
+                   for k, v in policy.state_dict().items()}
+    out["parameters"] = [n for n, _ in policy.named_parameters()]
+    out["trainable"] = [n for n, p in policy.named_parameters() if p.requires_grad]
+
+    # The preprocessor's language step: the task gets a newline, then the tokenizer (padding longest).
+    pre, _ = make_smolvla_pre_post_processors(cfg, dataset_stats=None)
+    from lerobot.processor.converters import create_transition
+    from lerobot.processor import TransitionKey
+    transition = create_transition(observation={"observation.state": torch.zeros(B, STATE)},
+                                   complementary_data={"task": list(TASKS)})
+    for step in pre.steps:
+        name = type(step).__name__
+        if name in ("NewLineTaskProcessorStep", "TokenizerProcessorStep"):
+            transition = step(transition)
+    o = transition[TransitionKey.OBSERVATION]
+    tokens, mask = o["observation.language.tokens"], o["observation.language.attention_mask"]
+    out["tasks"] = TASKS
+    out["tokens"] = tokens.tolist()
+    out["token_mask"] = mask.tolist()
+    out["processor_steps"] = [type(s).__name__ for s in pre.steps]
+
+    batch = inputs(tokens, mask)
+    noise = t(B * 5 * 8, 220, 1.0, (B, 5, 8))
+    time = torch.tensor([0.3, 0.8])
+    policy.train()
+    loss, info = policy.forward(dict(batch), noise=noise, time=time)
+    loss.backward()
+    out["loss"] = float(loss)
+    out["values"] = {k: float(v) for k, v in info.items()}
+    out["grads"] = {n: grad_sum(policy, n) for n in [
+        "model.action_out_proj.bias", "model.action_out_proj.weight", "model.state_proj.weight",
+        "model.action_time_mlp_in.weight", "model.action_in_proj.weight",
+        "model.vlm_with_expert.lm_expert.layers.0.self_attn.q_proj.weight",
+        "model.vlm_with_expert.lm_expert.layers.1.self_attn.k_proj.weight",
+        "model.vlm_with_expert.lm_expert.layers.1.mlp.down_proj.weight",
+        "model.vlm_with_expert.lm_expert.norm.weight",
+        "model.vlm_with_expert.vlm.model.text_model.layers.0.self_attn.q_proj.weight"]}
+    out["action_out_proj_bias_grad"] = flat(policy.model.action_out_proj.bias.grad)
+
+    policy.zero_grad()
+    torch.manual_seed(7)
+    loss, _ = policy.forward(dict(batch))
+    out["seeded_loss"] = float(loss)
+
+    policy.eval()
+    policy.reset()
+    with torch.no_grad():
+        chunk = policy.predict_action_chunk(dict(batch), noise=t(B * 5 * 8, 221, 1.0, (B, 5, 8)))
+    out["chunk"] = flat(chunk)
+    out["chunk_shape"] = list(chunk.shape)
+    return out
+
+
+def main():
+    vlm_dir, path = sys.argv[1], sys.argv[2]
+    out = {"fill_scale": FILL_SCALE, "state_dim": STATE, "action_dim": ACTION, "cameras": {k: list(v) for k, v in CAMERAS.items()},
+           "batch": B, "variants": {v: record(vlm_dir, v) for v in VARIANTS}}
+    json.dump(out, open(path, "w"), indent=1)
+    for v, r in out["variants"].items():
+        print(v, "loss", r["loss"], "seeded", r["seeded_loss"], "chunk[:4]", r["chunk"][:4])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+// SmolVLAPolicy (see modeling_smolvla.h).
+#include "lerobot/policies/smolvla/modeling_smolvla.h"
+
+#include "lerobot/common/config/json.h"
+#include "lerobot/common/error.h"
+#include "lerobot/policies/smolvla/vlm_weights.h"
+
+namespace lerobot {
+namespace {
+
+namespace F = torch::nn::functional;
+
+torch::Tensor pad_last_dim(const torch::Tensor& x, int64_t size) {
+  if (x.size(-1) >= size) return x;
+  return F::pad(x, F::PadFuncOptions({0, size - x.size(-1)}));
+}
+
+const torch::Tensor& need(const Batch& batch, const std::string& key) {
+  auto it = batch.find(key);
+  if (it == batch.end())
+    throw_usage("the SmolVLA batch has no '" + key + "'", key,
+                key.rfind("observation.language", 0) == 0
+                    ? "run the batch through the SmolVLA preprocessor (its tokenizer step makes the language tokens)"
+                    : "the dataset must provide it");
+  return it->second;
+}
+
+}  // namespace
+
+torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device) {
+  auto concentration = torch::tensor({1.5f, 1.0f}).expand({batch, 2});
+  auto beta = at::_sample_dirichlet(concentration).select(-1, 0);
+  return (beta * 0.999 + 0.001).to(device, torch::kFloat);
+}
+
+int64_t tokenizer_token_id(const std::filesystem::path& vlm_dir, const std::string& token) {
+  const auto path = vlm_dir / "tokenizer.json";
+  if (!std::filesystem::exists(path))
+    throw_checkpoint("the SmolVLA backbone folder has no tokenizer.json", path.string(),
+                     "use a SmolVLM model folder (config.json, tokenizer.json, tokenizer_config.json)");
+  const Json j = load_json_or_yaml(path);
+  if (j.contains("added_tokens"))
+    for (const auto& t : j.at("added_tokens"))
+      if (t.value("content", "") == token) return t.at("id").get<int64_t>();
+  if (j.contains("model") && j.at("model").contains("vocab") && j.at("model").at("vocab").contains(token))
+    return j.at("model").at("vocab").at(token).get<int64_t>();
+  throw_checkpoint("the tokenizer has no '" + token + "' token", path.string(),
+                   "use SmolVLM's tokenizer (it defines SmolVLA's image tokens)");
+}
+
+std::vector<std::string> smolvla_backbone_files(const SmolVLAConfig& config, bool with_weights) {
+  std::vector<std::string> files = {"config.json", "tokenizer.json", "tokenizer_config.json"};
+  if (config.load_vlm_weights && with_weights) files.push_back("*.safetensors");
+  return files;
+}
+
+SmolVLAPolicy::SmolVLAPolicy(const SmolVLAConfig& config, const std::filesystem::path& vlm_dir,
+                             bool load_backbone_weights)
+    : config_(config) {
+  config_.add_empty_cameras();
+  config_.validate();
+  auto it = config_.output_features.find("action");
+  if (it == config_.output_features.end() || it->second.shape.empty())
+    throw_usage("SmolVLA needs an 'action' output feature", "policy.output_features");
+  action_dim_ = it->second.shape[0];
+  const auto arch = SmolVLMArch::from_folder(vlm_dir);
+  model = register_module("model", VLAFlowMatching(config_, arch, tokenizer_token_id(vlm_dir, "<fake_token_around_image>"),
+                                                   tokenizer_token_id(vlm_dir, "<global-img>")));
+  init_transformers_weights(*model->vlm_with_expert->vlm, 0.02);
+  init_expert_weights(*model->vlm_with_expert, 0.02);
+  if (config_.load_vlm_weights && load_backbone_weights) load_vlm_weights(*model->vlm_with_expert->vlm, vlm_dir);
+}
+
+VlaInputs SmolVLAPolicy::prepare_inputs(const Batch& batch) const {
+  VlaInputs in;
+  torch::Tensor last_img, last_mask;
+  int64_t missing = 0;
+  for (const auto& key : config_.image_feature_keys()) {
+    auto found = batch.find(key);
+    if (found == batch.end()) {
+      ++missing;
+      continue;
+    }
+    auto img = found->second;
+    if (img.dim() == 5) img = img.select(1, img.size(1) - 1);
+    if (config_.resize_imgs_with_padding)
+      img = resize_with_pad(img, (*config_.resize_imgs_with_padding)[1], (*config_.resize_imgs_with_padding)[0], 0.0);
+    img = img * 2.0 - 1.0;  // SigLIP's [-1, 1]
+    auto m = batch.find(key + "_padding_mask");
+    auto mask = m != batch.end() ? m->second.to(torch::kBool)
+                                 : torch::ones({img.size(0)}, torch::TensorOptions().dtype(torch::kBool).device(img.device()));
+    in.images.push_back(img);
+    in.image_masks.push_back(mask);
+    last_img = img, last_mask = mask;
+  }
+  if (in.images.empty())
+    throw_usage("none of the policy's cameras is in the batch", "policy.input_features",
+                "train on a dataset with the cameras the policy was made for");
+  for (int64_t i = 0; i < missing && i < config_.empty_cameras; ++i) {  // empty slots: -1 images, masked out
+    in.images.push_back(torch::ones_like(last_img) * -1);
+    in.image_masks.push_back(torch::zeros_like(last_mask));
+  }
+  auto state = need(batch, "observation.state");
+  if (state.dim() > 2) state = state.select(1, state.size(1) - 1);
+  in.state = pad_last_dim(state, config_.max_state_dim);
+  in.tokens = need(batch, kLanguageTokens);
+  in.token_mask = need(batch, kLanguageMask).to(torch::kBool);
+  return in;
+}
+
+PolicyOutput SmolVLAPolicy::forward(const Batch& batch) {
+  const auto& action = need(batch, "action");
+  const std::vector<int64_t> shape = {action.size(0), action.size(1), config_.max_action_dim};
+  auto noise = torch::normal(0.0, 1.0, shape, c10::nullopt, action.options().dtype(torch::kFloat));
+  auto time = sample_flow_time(action.size(0), action.device());
+  return forward(batch, noise, time);
+}
+
+PolicyOutput SmolVLAPolicy::forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time) {
+  const VlaInputs in = prepare_inputs(batch);
+  auto actions = pad_last_dim(need(batch, "action"), config_.max_action_dim);
+  auto losses = model->forward(in, actions, noise, time).narrow(2, 0, action_dim_);
+  PolicyOutput out;
+  out.values["losses_after_forward"] = losses.detach().mean();
+  auto pad = batch.find("action_is_pad");
+  torch::Tensor loss;
+  if (pad != batch.end()) {
+    auto in_episode = pad->second.logical_not();
+    losses = losses * in_episode.unsqueeze(-1);
+    out.values["losses_after_in_ep_bound"] = losses.detach().mean();
+    out.values["losses_after_rm_padding"] = out.values["losses_after_in_ep_bound"];
+    auto valid = (in_episode.sum() * losses.size(-1)).clamp_min(1);
+    loss = losses.sum() / valid;
+  } else {
+    out.values["losses_after_rm_padding"] = losses.detach().mean();
+    loss = losses.mean();
+  }
+  out.loss = loss;
+  return out;
+}
+
+torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch) {
+  const auto& state = need(batch, "observation.state");
+  const std::vector<int64_t> shape = {state.size(0), config_.chunk_size, config_.max_action_dim};
+  return predict_action_chunk(batch, torch::normal(0.0, 1.0, shape, c10::nullopt, state.options().dtype(torch::kFloat)));
+}
+
+torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch, const torch::Tensor& noise) {
+  eval();
+  torch::NoGradGuard no_grad;
+  return model->sample_actions(prepare_inputs(batch), noise).narrow(2, 0, action_dim_);
+}
+
+torch::Tensor SmolVLAPolicy::select_action(const Batch& batch) {
+  if (action_queue_.empty()) {
+    auto chunk = next_chunk(batch).narrow(1, 0, config_.n_action_steps);  // (B, n, A)
+    for (int64_t i = 0; i < chunk.size(1); ++i) action_queue_.push_back(chunk.select(1, i));
+  }
+  auto a = action_queue_.front();
+  action_queue_.pop_front();
+  return a;
+}
+
+std::vector<PolicyParamGroup> SmolVLAPolicy::optim_param_groups() {
+  PolicyParamGroup g;
+  for (const auto& p : named_parameters(/*recurse=*/true)) {
+    g.names.push_back(p.key());
+    g.params.push_back(p.value());
+  }
+  return {g};
+}
+
+}  // namespace lerobot

@@ -1,0 +1,58 @@
+// SmolVLAPolicy: LeRobot's SmolVLA (modeling_smolvla.py) around VLAFlowMatching: the camera,
+// state and action padding, the flow-matching loss over the unpadded action dims and in-episode
+// steps, and the action queue of n_action_steps. The language task arrives tokenized
+// (observation.language.tokens / attention_mask, made by the preprocessor's tokenizer step).
+#pragma once
+
+#include <deque>
+#include <filesystem>
+
+#include "lerobot/policies/policy.h"
+#include "lerobot/policies/smolvla/configuration_smolvla.h"
+#include "lerobot/policies/smolvla/vla_flow_matching.h"
+
+namespace lerobot {
+
+inline constexpr const char* kLanguageTokens = "observation.language.tokens";
+inline constexpr const char* kLanguageMask = "observation.language.attention_mask";
+
+class SmolVLAPolicy : public Policy {
+ public:
+  // `vlm_dir`: the local folder of config.vlm_model_name (its config.json and tokenizer.json;
+  // with config.load_vlm_weights also its *.safetensors, loaded into the backbone unless
+  // `load_backbone_weights` is off: a checkpoint's weights replace them anyway).
+  SmolVLAPolicy(const SmolVLAConfig& config, const std::filesystem::path& vlm_dir, bool load_backbone_weights = true);
+
+  // Batch: cameras (B, C, H, W) in [0, 1], observation.state (B, S), the language tokens and mask,
+  // action (B, chunk, A), action_is_pad (B, chunk). Noise and time are drawn as LeRobot draws them
+  // (normal noise on the device, Beta(1.5, 1) time on the CPU generator).
+  PolicyOutput forward(const Batch& batch) override;
+  // The same loss for a given noise (B, chunk, max_action_dim) and time (B,).
+  PolicyOutput forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time);
+  torch::Tensor predict_action_chunk(const Batch& batch) override;  // (B, chunk, A)
+  torch::Tensor predict_action_chunk(const Batch& batch, const torch::Tensor& noise);
+  torch::Tensor select_action(const Batch& batch) override;
+  void reset() override { action_queue_.clear(); }
+  const PolicyConfig& config() const override { return config_; }
+  // LeRobot's get_optim_params: every parameter, the frozen ones included (they get no gradient,
+  // so the optimizer skips them; they keep their places in the optimizer's parameter numbering).
+  std::vector<PolicyParamGroup> optim_param_groups() override;
+
+  VLAFlowMatching model{nullptr};
+
+ private:
+  VlaInputs prepare_inputs(const Batch& batch) const;
+  SmolVLAConfig config_;
+  int64_t action_dim_ = 0;
+  std::deque<torch::Tensor> action_queue_;
+};
+
+// openpi's flow-matching time: Beta(1.5, 1) · 0.999 + 0.001, drawn on the CPU generator as
+// torch.distributions.Beta draws it (a Dirichlet over (1.5, 1)), then moved to `device`.
+torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device);
+// The files SmolVLA reads from its backbone folder (the weights too with load_vlm_weights).
+std::vector<std::string> smolvla_backbone_files(const SmolVLAConfig& config, bool with_weights);
+// The id of a tokenizer's added token (tokenizer.json's added_tokens, else its vocabulary).
+int64_t tokenizer_token_id(const std::filesystem::path& vlm_dir, const std::string& token);
+
+}  // namespace lerobot

@@ -1,0 +1,237 @@
+// The VLM and its action expert, layer by layer (see smolvlm_with_expert.h and LeRobot's
+// smolvlm_with_expert.py).
+#include "lerobot/policies/smolvla/smolvlm_with_expert.h"
+
+#include <limits>
+
+#include "lerobot/common/error.h"
+#include "lerobot/policies/linear.h"
+
+namespace lerobot {
+namespace {
+
+using torch::indexing::None;
+using torch::indexing::Slice;
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+void set_requires_grad(torch::nn::Module& m, bool on) {
+  for (auto& p : m.parameters()) p.set_requires_grad(on);
+}
+
+}  // namespace
+
+int64_t expert_intermediate_size(int64_t hidden, int64_t ffn_dim_multiplier, int64_t multiple_of) {
+  auto h = static_cast<int64_t>(2.0 * static_cast<double>(hidden) / 3.0);
+  h = ffn_dim_multiplier * h;
+  return multiple_of * ((h + multiple_of - 1) / multiple_of);
+}
+
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& positions) {
+  const int64_t d_half = x.size(-1) / 2;
+  auto xf = x.to(torch::kFloat);
+  auto exponents = torch::arange(d_half, xf.options()) * (2.0 / static_cast<double>(x.size(-1)));
+  auto timescale = torch::pow(10000.0, exponents);
+  auto radians = (positions.unsqueeze(-1).to(torch::kFloat) / timescale.view({1, 1, -1})).unsqueeze(-2);
+  auto sin = radians.sin(), cos = radians.cos();
+  auto x1 = xf.narrow(-1, 0, d_half), x2 = xf.narrow(-1, d_half, d_half);
+  return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1).to(x.scalar_type());
+}
+
+SmolVLMWithExpertImpl::SmolVLMWithExpertImpl(const SmolVLMArch& arch, const SmolVLMWithExpertOptions& o)
+    : arch_(arch), options_(o) {
+  num_vlm_layers_ = o.num_vlm_layers > 0 ? std::min(o.num_vlm_layers, arch.text.num_hidden_layers)
+                                         : arch.text.num_hidden_layers;
+  vlm = register_module("vlm", SmolVLM(arch, num_vlm_layers_));
+  expert_arch_ = arch.text;
+  const auto width = static_cast<int64_t>(static_cast<double>(arch.text.hidden_size) * o.expert_width_multiplier);
+  expert_arch_.hidden_size = width;
+  expert_arch_.intermediate_size = expert_intermediate_size(width);
+  expert_arch_.num_hidden_layers = num_vlm_layers_;
+  if (o.num_expert_layers > 0) {
+    if (num_vlm_layers_ % o.num_expert_layers != 0)
+      throw_usage("the VLM's " + std::to_string(num_vlm_layers_) + " layers are not a multiple of num_expert_layers " +
+                      std::to_string(o.num_expert_layers),
+                  "policy.num_expert_layers", "pass a divisor of policy.num_vlm_layers");
+    expert_arch_.num_hidden_layers = o.num_expert_layers;
+  }
+  num_expert_layers_ = expert_arch_.num_hidden_layers;
+  std::vector<int64_t> kv_in(num_expert_layers_, 0);
+  if (contains(o.attention_mode, "cross"))
+    for (int64_t i = 0; i < num_expert_layers_; ++i)
+      if (!(o.self_attn_every_n_layers > 0 && i % o.self_attn_every_n_layers == 0))
+        kv_in[i] = arch.text.num_key_value_heads * arch.text.head_dim;
+  lm_expert = register_module("lm_expert", LlamaModel(expert_arch_, /*with_embeddings=*/false, kv_in));
+
+  // Refuse the layouts LeRobot's own code cannot run: a self-attention layer whose expert layer
+  // was given cross-attention projections, or one with no expert layer (its denoising step
+  // concatenates nothing).
+  for (int64_t i = 0; i < num_vlm_layers_; ++i) {
+    const int64_t e = expert_layer_for(i);
+    if (is_cross_layer(i)) continue;
+    if (e < 0 || kv_in[e] > 0)
+      throw_usage("with " + std::to_string(num_vlm_layers_) + " VLM layers, " + std::to_string(num_expert_layers_) +
+                      " expert layers and self-attention every " + std::to_string(o.self_attn_every_n_layers) +
+                      " layers, VLM layer " + std::to_string(i) +
+                      " self-attends without a matching expert layer (LeRobot fails on it too)",
+                  "policy.self_attn_every_n_layers",
+                  "use an expert as deep as the VLM (policy.num_expert_layers=-1) or a self_attn_every_n_layers that "
+                  "is a multiple of num_vlm_layers / num_expert_layers");
+  }
+}
+
+int64_t SmolVLMWithExpertImpl::expert_layer_for(int64_t i) const {
+  const int64_t multiple_of = num_vlm_layers_ / num_expert_layers_;
+  if (multiple_of > 0 && i > 0 && i % multiple_of != 0) return -1;
+  return multiple_of > 0 ? i / multiple_of : i;
+}
+
+bool SmolVLMWithExpertImpl::is_cross_layer(int64_t i) const {
+  if (!contains(options_.attention_mode, "cross")) return false;
+  return !(options_.self_attn_every_n_layers > 0 && i % options_.self_attn_every_n_layers == 0);
+}
+
+torch::Tensor SmolVLMWithExpertImpl::embed_image(const torch::Tensor& pixels) {
+  return vlm->connector->forward(vlm->vision_model->forward(pixels));
+}
+
+torch::Tensor SmolVLMWithExpertImpl::embed_language_tokens(const torch::Tensor& tokens) {
+  return vlm->text_model->embed_tokens->forward(tokens);
+}
+
+SmolVLMWithExpertImpl::Qkv SmolVLMWithExpertImpl::project(LlamaDecoderLayer& layer, const torch::Tensor& normed) const {
+  auto& a = *layer->self_attn;
+  const int64_t b = normed.size(0), l = normed.size(1);
+  return {linear(a.q_proj, normed).view({b, l, -1, a.head_dim}), linear(a.k_proj, normed).view({b, l, -1, a.head_dim}),
+          linear(a.v_proj, normed).view({b, l, -1, a.head_dim})};
+}
+
+torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& mask, const torch::Tensor& q, const torch::Tensor& k,
+                                               const torch::Tensor& v) const {
+  const int64_t heads = arch_.text.num_attention_heads, kv_heads = arch_.text.num_key_value_heads;
+  const int64_t groups = heads / kv_heads, d = arch_.text.head_dim;
+  const int64_t b = q.size(0), lk = k.size(1);
+  auto expand = [&](const torch::Tensor& t) {
+    return t.unsqueeze(3).expand({b, lk, kv_heads, groups, d}).reshape({b, lk, heads, d});
+  };
+  auto keys = expand(k).to(torch::kFloat).transpose(1, 2);
+  auto values = expand(v);
+  auto scores = torch::matmul(q.to(torch::kFloat).transpose(1, 2), keys.transpose(2, 3)) *
+                (1.0 / std::sqrt(static_cast<double>(d)));
+  scores = torch::where(mask.unsqueeze(1), scores,
+                        torch::scalar_tensor(std::numeric_limits<float>::lowest(), scores.options()));
+  auto probs = torch::softmax(scores, -1).to(values.scalar_type());
+  auto out = torch::matmul(probs, values.permute({0, 2, 1, 3})).permute({0, 2, 1, 3});
+  return out.reshape({b, -1, heads * d});
+}
+
+torch::Tensor SmolVLMWithExpertImpl::finish_layer(LlamaDecoderLayer& layer, const torch::Tensor& att,
+                                                  const torch::Tensor& input) {
+  auto out = linear(layer->self_attn->o_proj, att.to(layer->self_attn->o_proj->weight.scalar_type())) + input;
+  return layer->mlp->forward(layer->post_attention_layernorm->forward(out)) + out;
+}
+
+torch::Tensor SmolVLMWithExpertImpl::expert_cross(LlamaDecoderLayer& layer, const torch::Tensor& suffix,
+                                                  const torch::Tensor& vlm_k, const torch::Tensor& vlm_v,
+                                                  const torch::Tensor& mask, const torch::Tensor& positions) {
+  auto& a = *layer->self_attn;
+  const int64_t b = suffix.size(0), ls = suffix.size(1), lp = vlm_k.size(1);
+  auto normed = layer->input_layernorm->forward(suffix);
+  auto q = linear(a.q_proj, normed).view({b, ls, -1, a.head_dim});
+  auto k = linear(a.k_proj, vlm_k.reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
+  auto v = linear(a.v_proj, vlm_v.reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
+  auto start = std::get<0>(positions.min(1, /*keepdim=*/true));
+  q = apply_rope(q, positions - start);  // the expert's positions start from 0
+  return attention(mask, q, k, v);
+}
+
+torch::Tensor SmolVLMWithExpertImpl::forward_joint(const torch::Tensor& prefix, const torch::Tensor& suffix,
+                                                   const torch::Tensor& mask, const torch::Tensor& positions) {
+  const int64_t lp = prefix.size(1), ls = suffix.size(1);
+  auto p = prefix, s = suffix;
+  for (int64_t i = 0; i < num_vlm_layers_; ++i) {
+    auto& vlm_layer = vlm->text_model->layers[i];
+    const int64_t e = expert_layer_for(i);
+    LlamaDecoderLayer* expert = e >= 0 ? &lm_expert->layers[e] : nullptr;
+    auto pq = project(vlm_layer, vlm_layer->input_layernorm->forward(p));
+    if (!is_cross_layer(i)) {
+      auto q = pq.q, k = pq.k, v = pq.v;
+      if (expert) {
+        auto sq = project(*expert, (*expert)->input_layernorm->forward(s));
+        q = torch::cat({q, sq.q}, 1), k = torch::cat({k, sq.k}, 1), v = torch::cat({v, sq.v}, 1);
+      }
+      const int64_t len = q.size(1);
+      auto pos = positions.narrow(1, 0, len);
+      auto att = attention(mask.index({Slice(), Slice(0, len), Slice(0, len)}), apply_rope(q, pos), apply_rope(k, pos), v);
+      auto new_p = finish_layer(vlm_layer, att.narrow(1, 0, lp), p);
+      if (expert) s = finish_layer(*expert, att.narrow(1, lp, ls), s);
+      p = new_p;
+    } else {
+      auto pos = positions.narrow(1, 0, lp);
+      auto k = apply_rope(pq.k, pos);
+      auto att = attention(mask.index({Slice(), Slice(0, lp), Slice(0, lp)}), apply_rope(pq.q, pos), k, pq.v);
+      if (expert)
+        s = finish_layer(*expert,
+                         expert_cross(*expert, s, k, pq.v, mask.index({Slice(), Slice(lp, None), Slice(0, lp)}),
+                                      positions.narrow(1, lp, ls)),
+                         s);
+      p = finish_layer(vlm_layer, att, p);
+    }
+  }
+  return lm_expert->norm->forward(s);
+}
+
+PrefixKv SmolVLMWithExpertImpl::prefill(const torch::Tensor& prefix, const torch::Tensor& mask,
+                                        const torch::Tensor& positions) {
+  PrefixKv kv;
+  auto p = prefix;
+  for (int64_t i = 0; i < num_vlm_layers_; ++i) {
+    auto& layer = vlm->text_model->layers[i];
+    auto pq = project(layer, layer->input_layernorm->forward(p));
+    auto k = apply_rope(pq.k, positions);
+    kv.keys.push_back(k);
+    kv.values.push_back(pq.v);
+    if (i + 1 == num_vlm_layers_) break;  // the last layer's output is never read
+    p = finish_layer(layer, attention(mask, apply_rope(pq.q, positions), k, pq.v), p);
+  }
+  return kv;
+}
+
+torch::Tensor SmolVLMWithExpertImpl::forward_suffix(const PrefixKv& kv, const torch::Tensor& suffix,
+                                                    const torch::Tensor& mask, const torch::Tensor& positions) {
+  auto s = suffix;
+  for (int64_t i = 0; i < num_vlm_layers_; ++i) {
+    const int64_t e = expert_layer_for(i);
+    if (e < 0) continue;  // a VLM layer with no expert layer leaves the suffix as it is
+    auto& expert = lm_expert->layers[e];
+    const int64_t lp = kv.keys[i].size(1);
+    torch::Tensor att;
+    if (!is_cross_layer(i)) {
+      auto sq = project(expert, expert->input_layernorm->forward(s));
+      att = attention(mask, apply_rope(sq.q, positions), torch::cat({kv.keys[i], apply_rope(sq.k, positions)}, 1),
+                      torch::cat({kv.values[i], sq.v}, 1));
+    } else {
+      att = expert_cross(expert, s, kv.keys[i], kv.values[i], mask.narrow(2, 0, lp), positions);
+    }
+    s = finish_layer(expert, att, s);
+  }
+  return lm_expert->norm->forward(s);
+}
+
+void SmolVLMWithExpertImpl::set_trainable(bool freeze_vision_encoder, bool train_expert_only) {
+  if (freeze_vision_encoder) set_requires_grad(*vlm->vision_model, false);
+  if (train_expert_only) {
+    set_requires_grad(*vlm, false);
+    return;
+  }
+  // LeRobot freezes what gets no gradient, so that DDP finds no unused parameters.
+  std::vector<int64_t> last = {num_vlm_layers_ - 1};
+  if (num_vlm_layers_ != num_expert_layers_ && num_vlm_layers_ % num_expert_layers_ == 0)
+    last.push_back(num_vlm_layers_ - 2);
+  set_requires_grad(*vlm->lm_head, false);
+  vlm->text_model->norm->weight.set_requires_grad(false);
+  for (int64_t l : last)
+    if (l >= 0) set_requires_grad(*vlm->text_model->layers[l], false);
+}
+
+}  // namespace lerobot

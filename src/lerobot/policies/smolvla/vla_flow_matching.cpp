@@ -1,0 +1,167 @@
+// SmolVLA's flow-matching model (see vla_flow_matching.h).
+#include "lerobot/policies/smolvla/vla_flow_matching.h"
+
+#include <cmath>
+
+#include "lerobot/policies/linear.h"
+
+namespace lerobot {
+namespace {
+
+namespace F = torch::nn::functional;
+constexpr double kPi = 3.14159265358979323846;
+
+}  // namespace
+
+torch::Tensor make_att_2d_masks(const torch::Tensor& pad_masks, const torch::Tensor& att_masks) {
+  auto cumsum = att_masks.cumsum(1);
+  auto att_2d = cumsum.unsqueeze(1) <= cumsum.unsqueeze(2);
+  auto pad_2d = pad_masks.unsqueeze(1) & pad_masks.unsqueeze(2);
+  return att_2d & pad_2d;
+}
+
+torch::Tensor sinusoidal_time_embedding(const torch::Tensor& time, int64_t dim, double min_period, double max_period) {
+  auto opts = torch::TensorOptions().dtype(torch::kFloat64).device(time.device());
+  auto fraction = torch::linspace(0.0, 1.0, dim / 2, opts);
+  auto period = min_period * torch::pow(max_period / min_period, fraction);
+  auto scaling = 1.0 / period * 2 * kPi;
+  auto sin_input = time.unsqueeze(-1) * scaling;
+  return torch::cat({sin_input.sin(), sin_input.cos()}, -1);
+}
+
+torch::Tensor resize_with_pad(const torch::Tensor& img, int64_t height, int64_t width, double pad_value) {
+  const int64_t h = img.size(2), w = img.size(3);
+  if (h == height && w == width) return img;
+  const double ratio = std::max(static_cast<double>(w) / static_cast<double>(width),
+                                static_cast<double>(h) / static_cast<double>(height));
+  const auto rh = static_cast<int64_t>(static_cast<double>(h) / ratio);
+  const auto rw = static_cast<int64_t>(static_cast<double>(w) / ratio);
+  auto resized = F::interpolate(
+      img, F::InterpolateFuncOptions().size(std::vector<int64_t>{rh, rw}).mode(torch::kBilinear).align_corners(false));
+  const int64_t pad_h = std::max<int64_t>(0, height - rh), pad_w = std::max<int64_t>(0, width - rw);
+  return F::pad(resized, F::PadFuncOptions({pad_w, 0, pad_h, 0}).value(pad_value));
+}
+
+VLAFlowMatchingImpl::VLAFlowMatchingImpl(const SmolVLAConfig& config, const SmolVLMArch& arch,
+                                         int64_t fake_image_token, int64_t global_image_token)
+    : config_(config), fake_image_token_(fake_image_token), global_image_token_(global_image_token) {
+  SmolVLMWithExpertOptions o;
+  o.attention_mode = config.attention_mode;
+  o.num_expert_layers = config.num_expert_layers;
+  o.num_vlm_layers = config.num_vlm_layers;
+  o.self_attn_every_n_layers = config.self_attn_every_n_layers;
+  o.expert_width_multiplier = config.expert_width_multiplier;
+  vlm_with_expert = register_module("vlm_with_expert", SmolVLMWithExpert(arch, o));
+  const int64_t e = vlm_with_expert->expert_hidden();
+  state_proj = register_module("state_proj", torch::nn::Linear(config.max_state_dim, vlm_with_expert->vlm_hidden()));
+  action_in_proj = register_module("action_in_proj", torch::nn::Linear(config.max_action_dim, e));
+  action_out_proj = register_module("action_out_proj", torch::nn::Linear(e, config.max_action_dim));
+  action_time_mlp_in = register_module("action_time_mlp_in", torch::nn::Linear(2 * e, e));
+  action_time_mlp_out = register_module("action_time_mlp_out", torch::nn::Linear(e, e));
+  vlm_with_expert->set_trainable(config.freeze_vision_encoder, config.train_expert_only);
+  for (auto& p : state_proj->parameters()) p.set_requires_grad(config.train_state_proj);
+}
+
+VLAFlowMatchingImpl::Embedded VLAFlowMatchingImpl::embed_prefix(const VlaInputs& in) {
+  std::vector<torch::Tensor> embs, pads;
+  std::vector<int64_t> att;
+  const int64_t b = in.state.size(0);
+  auto device = in.state.device();
+  auto special = [&](std::vector<int64_t> ids) {
+    auto t = torch::tensor(ids, torch::TensorOptions().dtype(torch::kInt64)).to(device);
+    auto emb = vlm_with_expert->embed_language_tokens(t).unsqueeze(0).expand({b, -1, -1});
+    embs.push_back(emb);
+    pads.push_back(torch::ones({b, emb.size(1)}, torch::TensorOptions().dtype(torch::kBool).device(device)));
+    att.insert(att.end(), emb.size(1), 0);
+  };
+  for (size_t i = 0; i < in.images.size(); ++i) {
+    if (config_.add_image_special_tokens) special({fake_image_token_, global_image_token_});
+    auto img = vlm_with_expert->embed_image(in.images[i]);
+    img = img * torch::scalar_tensor(std::sqrt(static_cast<double>(img.size(-1))), img.options());
+    embs.push_back(img);
+    pads.push_back(in.image_masks[i].unsqueeze(1).expand({b, img.size(1)}));
+    att.insert(att.end(), img.size(1), 0);
+    if (config_.add_image_special_tokens) special({fake_image_token_});
+  }
+  auto lang = vlm_with_expert->embed_language_tokens(in.tokens);
+  lang = lang * std::sqrt(static_cast<double>(lang.size(-1)));
+  embs.push_back(lang);
+  pads.push_back(in.token_mask);
+  att.insert(att.end(), lang.size(1), 0);
+  auto state = linear(state_proj, in.state);
+  if (state.dim() == 2) state = state.unsqueeze(1);
+  embs.push_back(state);
+  pads.push_back(torch::ones({b, state.size(1)}, torch::TensorOptions().dtype(torch::kBool).device(device)));
+  att.insert(att.end(), state.size(1), 1);  // images and language do not attend to the state
+
+  Embedded e{torch::cat(embs, 1), torch::cat(pads, 1),
+             torch::tensor(att, torch::TensorOptions().dtype(torch::kInt64)).to(device).unsqueeze(0)};
+  const int64_t len = e.pad_masks.size(1);
+  if (len < config_.prefix_length) {
+    const int64_t extra = config_.prefix_length - len;
+    e.embs = F::pad(e.embs, F::PadFuncOptions({0, 0, 0, extra}));
+    e.pad_masks = F::pad(e.pad_masks, F::PadFuncOptions({0, extra}));
+    e.att_masks = F::pad(e.att_masks, F::PadFuncOptions({0, extra}));
+  }
+  e.att_masks = e.att_masks.expand({b, -1});
+  return e;
+}
+
+VLAFlowMatchingImpl::Embedded VLAFlowMatchingImpl::embed_suffix(const torch::Tensor& noisy_actions,
+                                                                const torch::Tensor& time) {
+  auto action_emb = linear(action_in_proj, noisy_actions);  // (B, chunk, E)
+  const int64_t b = action_emb.size(0), e = action_emb.size(2);
+  auto time_emb = sinusoidal_time_embedding(time, e, config_.min_period, config_.max_period).to(action_emb.scalar_type());
+  time_emb = time_emb.unsqueeze(1).expand_as(action_emb);
+  auto x = linear(action_time_mlp_in, torch::cat({action_emb, time_emb}, 2));
+  x = linear(action_time_mlp_out, torch::silu(x));
+  auto opts = torch::TensorOptions().device(x.device());
+  // Each action token starts a new attention block: the prefix does not attend to it.
+  return {x, torch::ones({b, x.size(1)}, opts.dtype(torch::kBool)), torch::ones({b, config_.chunk_size}, opts.dtype(torch::kInt64))};
+}
+
+torch::Tensor VLAFlowMatchingImpl::forward(const VlaInputs& in, const torch::Tensor& actions, const torch::Tensor& noise,
+                                           const torch::Tensor& time) {
+  auto t = time.view({-1, 1, 1});
+  auto x_t = t * noise + (1 - t) * actions;
+  auto u_t = noise - actions;
+  auto prefix = embed_prefix(in);
+  auto suffix = embed_suffix(x_t, time);
+  auto pad = torch::cat({prefix.pad_masks, suffix.pad_masks}, 1);
+  auto att = torch::cat({prefix.att_masks, suffix.att_masks}, 1);
+  auto positions = pad.to(torch::kInt64).cumsum(1) - 1;
+  auto out = vlm_with_expert->forward_joint(prefix.embs, suffix.embs, make_att_2d_masks(pad, att), positions);
+  out = out.narrow(1, out.size(1) - config_.chunk_size, config_.chunk_size).to(torch::kFloat);
+  auto v_t = linear(action_out_proj, out);
+  return F::mse_loss(u_t, v_t, F::MSELossFuncOptions().reduction(torch::kNone));
+}
+
+torch::Tensor VLAFlowMatchingImpl::denoise_step(const PrefixKv& kv, const torch::Tensor& prefix_pad,
+                                                const torch::Tensor& x_t, const torch::Tensor& time) {
+  auto suffix = embed_suffix(x_t, time);
+  const int64_t b = prefix_pad.size(0), ls = suffix.pad_masks.size(1), lp = prefix_pad.size(1);
+  auto prefix_2d = prefix_pad.unsqueeze(1).expand({b, ls, lp});
+  auto mask = torch::cat({prefix_2d, make_att_2d_masks(suffix.pad_masks, suffix.att_masks)}, 2);
+  auto offsets = prefix_pad.to(torch::kInt64).sum(-1, /*keepdim=*/true);
+  auto positions = offsets + suffix.pad_masks.to(torch::kInt64).cumsum(1) - 1;
+  auto out = vlm_with_expert->forward_suffix(kv, suffix.embs, mask, positions);
+  out = out.narrow(1, out.size(1) - config_.chunk_size, config_.chunk_size).to(torch::kFloat);
+  return linear(action_out_proj, out);
+}
+
+torch::Tensor VLAFlowMatchingImpl::sample_actions(const VlaInputs& in, const torch::Tensor& noise) {
+  auto prefix = embed_prefix(in);
+  auto positions = prefix.pad_masks.to(torch::kInt64).cumsum(1) - 1;
+  const PrefixKv kv = vlm_with_expert->prefill(prefix.embs, make_att_2d_masks(prefix.pad_masks, prefix.att_masks), positions);
+  const int64_t b = noise.size(0);
+  const double dt = -1.0 / static_cast<double>(config_.num_steps);
+  auto x_t = noise;
+  for (int64_t step = 0; step < config_.num_steps; ++step) {
+    const double t = 1.0 + static_cast<double>(step) * dt;
+    auto time = torch::full({b}, t, noise.options().dtype(torch::kFloat));
+    x_t = x_t + dt * denoise_step(kv, prefix.pad_masks, x_t, time);
+  }
+  return x_t;
+}
+
+}  // namespace lerobot

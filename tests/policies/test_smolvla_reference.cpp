@@ -1,0 +1,177 @@
+// SmolVLA against Python LeRobot 0.6.2 itself: tests/policies/data/smolvla_reference.json was
+// written by scripts/python_lerobot/smolvla_reference.py, which builds LeRobot's SmolVLAPolicy on
+// the tiny SmolVLM folder tests/policies/data/smolvla_tiny_vlm (made by smolvla_tiny_vlm.py with
+// transformers 5.12.1), fills every weight from a formula (computed here the same way) and records
+// its state-dict layout, trainable parameters, tokenized tasks, loss, gradients and action chunk,
+// for three layouts of the VLM and expert.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "lerobot/common/config/json.h"
+#include "lerobot/policies/smolvla/modeling_smolvla.h"
+
+namespace lerobot {
+namespace {
+
+const Json& reference() {
+  static const Json j = [] {
+    std::ifstream in(std::string(LEROBOT_SOURCE_DIR) + "/tests/policies/data/smolvla_reference.json");
+    return Json::parse(in);
+  }();
+  return j;
+}
+
+std::filesystem::path vlm_dir() { return std::string(LEROBOT_SOURCE_DIR) + "/tests/policies/data/smolvla_tiny_vlm"; }
+
+// The script's formula: scale · sin(0.7 i + 0.3 k + 0.1) in float64, then float32.
+torch::Tensor formula(int64_t n, int64_t k, double scale) {
+  auto i = torch::arange(n, torch::kFloat64);
+  return (i * 0.7 + (0.3 * static_cast<double>(k) + 0.1)).sin().mul(scale).to(torch::kFloat);
+}
+
+SmolVLAConfig reference_config(const std::string& variant) {
+  const auto& r = reference();
+  const auto& c = r["variants"][variant]["config"];
+  SmolVLAConfig cfg;
+  Json j = c;
+  j.erase("device");
+  j["vlm_model_name"] = vlm_dir().string();
+  apply_json(cfg, j, "reference");
+  for (const auto& [key, shape] : r["cameras"].items())
+    cfg.input_features[key] = {"VISUAL", shape.get<std::vector<int64_t>>()};
+  cfg.input_features["observation.state"] = {"STATE", {r["state_dim"].get<int64_t>()}};
+  cfg.output_features["action"] = {"ACTION", {r["action_dim"].get<int64_t>()}};
+  cfg.input_feature_order = {"observation.images.top", "observation.images.wrist", "observation.state"};
+  return cfg;
+}
+
+std::shared_ptr<SmolVLAPolicy> make_policy(const std::string& variant) {
+  auto policy = std::make_shared<SmolVLAPolicy>(reference_config(variant), vlm_dir());
+  auto sd = policy->state_dict();
+  torch::NoGradGuard no_grad;
+  const double scale = reference()["fill_scale"];
+  int64_t k = 0;
+  for (auto& [name, t] : sd) {  // TensorMap is sorted by name, as the script's sorted(state_dict)
+    if (t.is_floating_point()) t.copy_(formula(t.numel(), k, scale).view(t.sizes()));
+    ++k;
+  }
+  return policy;
+}
+
+torch::Tensor t(int64_t k, std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return formula(n, k, 1.0).view(shape);
+}
+
+Batch inputs(const std::string& variant) {
+  const auto& r = reference();
+  const auto& v = r["variants"][variant];
+  const int64_t b = r["batch"];
+  Batch batch;
+  int64_t i = 0;
+  for (const auto& key : {"observation.images.top", "observation.images.wrist"}) {
+    auto shape = r["cameras"][key].get<std::vector<int64_t>>();
+    shape.insert(shape.begin(), b);
+    batch[key] = 0.5 + 0.5 * t(200 + i++, shape);
+  }
+  batch["observation.state"] = t(210, {b, r["state_dim"].get<int64_t>()});
+  batch["action"] = t(211, {b, 5, r["action_dim"].get<int64_t>()});
+  auto pad = torch::zeros({b, 5}, torch::kBool);
+  pad.index_put_({1, torch::indexing::Slice(3, torch::indexing::None)}, true);
+  batch["action_is_pad"] = pad;
+  batch[kLanguageTokens] = torch::tensor(v["tokens"].get<std::vector<std::vector<int64_t>>>()[0]).view({1, -1});
+  auto tokens = v["tokens"].get<std::vector<std::vector<int64_t>>>();
+  auto mask = v["token_mask"].get<std::vector<std::vector<bool>>>();
+  std::vector<torch::Tensor> rows, masks;
+  for (size_t r2 = 0; r2 < tokens.size(); ++r2) {
+    rows.push_back(torch::tensor(tokens[r2]));
+    std::vector<int64_t> m(mask[r2].begin(), mask[r2].end());
+    masks.push_back(torch::tensor(m).to(torch::kBool));
+  }
+  batch[kLanguageTokens] = torch::stack(rows);
+  batch[kLanguageMask] = torch::stack(masks);
+  return batch;
+}
+
+void expect_close(double got, double want, double rel, const std::string& what) {
+  EXPECT_NEAR(got, want, rel * std::max(1.0, std::abs(want))) << what;
+}
+
+class SmolVLAReference : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SmolVLAReference, StateDictNamesShapesAndTrainableParametersMatchLeRobot) {
+  const auto& v = reference()["variants"][GetParam()];
+  auto policy = make_policy(GetParam());
+  auto sd = policy->state_dict();
+  ASSERT_EQ(sd.size(), v["keys"].size());
+  for (const auto& [name, spec] : v["keys"].items()) {
+    ASSERT_TRUE(sd.count(name)) << "missing " << name;
+    EXPECT_EQ(sd.at(name).sizes().vec(), spec["shape"].get<std::vector<int64_t>>()) << name;
+  }
+  std::vector<std::string> params, trainable;
+  for (const auto& p : policy->named_parameters()) {
+    params.push_back(p.key());
+    if (p.value().requires_grad()) trainable.push_back(p.key());
+  }
+  EXPECT_EQ(params, v["parameters"].get<std::vector<std::string>>()) << "named_parameters order (optimizer numbering)";
+  EXPECT_EQ(trainable, v["trainable"].get<std::vector<std::string>>());
+  const auto groups = policy->optim_param_groups();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].names, params);
+}
+
+TEST_P(SmolVLAReference, LossLoggedValuesAndGradientsMatchLeRobot) {
+  const auto& v = reference()["variants"][GetParam()];
+  auto policy = make_policy(GetParam());
+  policy->train();
+  const int64_t b = reference()["batch"];
+  auto out = policy->forward(inputs(GetParam()), t(220, {b, 5, 8}), torch::tensor({0.3f, 0.8f}));
+  out.loss.backward();
+  expect_close(out.loss.item<double>(), v["loss"].get<double>(), 1e-5, "loss");
+  for (const auto& [name, want] : v["values"].items()) {
+    if (name == "loss") continue;
+    ASSERT_TRUE(out.values.count(name)) << name;
+    expect_close(out.values.at(name).item<double>(), want.get<double>(), 1e-5, name);
+  }
+  auto named = policy->named_parameters();
+  for (const auto& [name, want] : v["grads"].items()) {
+    const auto& p = named[name];
+    if (want.is_null()) {
+      EXPECT_FALSE(p.grad().defined()) << name << " is frozen in LeRobot";
+      continue;
+    }
+    ASSERT_TRUE(p.grad().defined()) << name;
+    const double g = p.grad().sum().item<double>();
+    EXPECT_NEAR(g, want.get<double>(), 2e-4 * std::max(1e-3, std::abs(want.get<double>())) + 1e-9) << name;
+  }
+  auto bias = policy->model->action_out_proj->bias.grad();
+  auto want_bias = v["action_out_proj_bias_grad"].get<std::vector<double>>();
+  for (size_t i = 0; i < want_bias.size(); ++i) EXPECT_NEAR(bias[i].item<double>(), want_bias[i], 1e-5) << i;
+}
+
+TEST_P(SmolVLAReference, SeededLossDrawsNoiseAndTimeAsLeRobot) {
+  const auto& v = reference()["variants"][GetParam()];
+  auto policy = make_policy(GetParam());
+  policy->train();
+  torch::manual_seed(7);
+  auto out = policy->forward(inputs(GetParam()));
+  expect_close(out.loss.item<double>(), v["seeded_loss"].get<double>(), 1e-5, "seeded loss");
+}
+
+TEST_P(SmolVLAReference, KvCachedDenoisingGivesLeRobotsChunk) {
+  const auto& v = reference()["variants"][GetParam()];
+  auto policy = make_policy(GetParam());
+  const int64_t b = reference()["batch"];
+  auto chunk = policy->predict_action_chunk(inputs(GetParam()), t(221, {b, 5, 8}));
+  EXPECT_EQ(chunk.sizes().vec(), v["chunk_shape"].get<std::vector<int64_t>>());
+  auto want = torch::tensor(v["chunk"].get<std::vector<double>>()).to(torch::kFloat).view(chunk.sizes());
+  EXPECT_LT((chunk - want).abs().max().item<double>(), 2e-5) << chunk << want;
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLAReference, ::testing::Values("default", "half_expert", "self_attn"));
+
+}  // namespace
+}  // namespace lerobot
