@@ -29,10 +29,12 @@ dataset instead, and also print the action recorded there.
 --output writes the whole predicted chunk (chunk_size, action dim), in robot units, as "action".
 --seed=N seeds LibTorch's generator just before the prediction: a sampling policy (Diffusion) then
 draws the noise Python draws after torch.manual_seed(N) on the CPU (scripts/check_python_lerobot.py).
+--task="..." is the task in words, for a policy that reads it (SmolVLA); with --dataset.root the
+frame's own task is used unless --task is given.
 )";
 
 const std::vector<std::string> kInferFlags = {"--policy.path", "--observation", "--output", "--policy.device",
-                                              "--dataset.root", "--frame", "--seed"};
+                                              "--dataset.root", "--frame", "--seed", "--task"};
 
 // A whole number >= 0 given to `flag`.
 int64_t non_negative(const std::string& value, const std::string& flag, const std::string& what) {
@@ -83,12 +85,14 @@ int infer_main(const Args& input) {
                   "--frame");
     DatasetItem item = ds.get_item(index);
     for (auto& [k, v] : item.tensors) observation[k] = v;
+    if (!flags.count("task")) policy.set_task(item.task);
     for (const auto& [k, v] : item.tensors)  // the dataset's action, under its --rename_map name too
       if (rename_feature_key(k, policy.processors().rename_map) == "action") recorded = v;
     flags["observation"] = flags["dataset.root"] + " frame " + flags["frame"];
   } else {
     observation = load_safetensors(flags["observation"]);
   }
+  if (flags.count("task")) policy.set_task(flags["task"]);
   if (flags.count("seed")) torch::manual_seed(uint64_t(non_negative(flags["seed"], "--seed", "a seed")));
   torch::Tensor chunk;
   try {

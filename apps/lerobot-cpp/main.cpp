@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "lerobot/train/hub_models.h"
 #include "commands.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/host_allocator.h"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   }
   const std::string command = words[0];
   tune_host_allocator();  // before any thread starts: freed tensors are reused, not faulted in again
+  install_hub_model_resolver();  // models policies build on by Hub id (SmolVLA's backbone)
   const app::Args args(words.begin() + 1, words.end());
   try {
     if (command == "train") return app::train_main(args);

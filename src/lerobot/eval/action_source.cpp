@@ -42,7 +42,8 @@ torch::Tensor PolicyActionSource::act(const RolloutObservation& obs) {
     const torch::Tensor& x = kv.second;
     const auto& shape = feat->second.shape;
     bool fits = x.dim() == static_cast<int64_t>(shape.size()) + 1;
-    for (size_t d = 0; fits && d < shape.size(); ++d) fits = x.size(d + 1) == shape[d];
+    const bool any_size = feat->second.type == "VISUAL" && cfg.resizes_images();
+    for (size_t d = 0; fits && !any_size && d < shape.size(); ++d) fits = x.size(d + 1) == shape[d];
     if (!fits)
       throw_usage("the env's '" + kv.first + "' has shape " + c10::str(x.sizes().slice(1)) +
                       " but the policy expects " + c10::str(c10::IntArrayRef(shape)),
@@ -53,9 +54,10 @@ torch::Tensor PolicyActionSource::act(const RolloutObservation& obs) {
     batch[key] = x.to(device_);
   }
   for (const auto& kv : cfg.input_features)
-    if (!batch.count(kv.first))
+    if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first))
       throw_usage("the env gives no '" + kv.first + "' observation", kv.first,
                   "evaluate in the task the policy was trained on (or set a rename_map)");
+  if (processors_.language) processors_.language->tokenize(obs.tasks, batch, device_);
   torch::NoGradGuard no_grad;
   torch::Tensor action = policy_.select_action(processors_.normalizer.normalize(batch));  // (B, A)
   return processors_.postprocess_action(action.to(torch::kCPU).to(torch::kFloat32));

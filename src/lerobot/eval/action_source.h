@@ -24,6 +24,7 @@ class GraphedChunkPredictor;
 struct RolloutObservation {
   Batch batch;
   const VectorEnv* env = nullptr;
+  std::vector<std::string> tasks;  // each env's task text (for policies that read it)
 };
 
 class ActionSource {

@@ -35,6 +35,10 @@ std::string task_description(const std::string& task) {
   throw_usage("unknown task '" + task + "'", "env.task", "use reach2d or push2d");
 }
 
+std::string rollout_task_text(const std::string& task) {
+  return task == "reach2d" || task == "push2d" ? task_description(task) : std::string();
+}
+
 std::vector<FeatureSpec> expert_dataset_features(const EnvSpec& spec, bool video) {
   FeatureSpec image{spec.image_key, video ? "video" : "image", {spec.image_size, spec.image_size, 3},
                     Json::array({"height", "width", "channels"}), nullptr};

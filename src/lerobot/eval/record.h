@@ -16,6 +16,10 @@ namespace lerobot {
 
 // The language instruction of a task ("reach2d" -> "Move the blue disc onto the green square.").
 std::string task_description(const std::string& task);
+// The task text a rollout gives the policy, as LeRobot's eval takes the env's task_description:
+// the built-in tasks' descriptions (those their recorded datasets carry); "" for an env without
+// one (gym_pusht), as LeRobot falls back to.
+std::string rollout_task_text(const std::string& task);
 
 // The recorded features: observation.image ([S,S,3], ["height","width","channels"]; an AV1 video,
 // or with video=false an image feature: PNGs in the data parquet), observation.state (float32 [2],

@@ -2,6 +2,7 @@
 #include "lerobot/eval/rollout.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/eval/record.h"
 
 namespace lerobot {
 
@@ -49,8 +50,9 @@ RolloutResult rollout(VectorEnv& env, ActionSource& source, const std::vector<ui
   std::vector<uint8_t> done(n, 0);
   send_frames(done);
   std::vector<float> step_actions(n * spec.action_dim);
+  const std::vector<std::string> tasks(n, rollout_task_text(spec.task));
   for (int64_t step = 0; step < max_steps; ++step) {
-    RolloutObservation obs{observation_batch(env, options.blank_images), &env};
+    RolloutObservation obs{observation_batch(env, options.blank_images), &env, tasks};
     torch::Tensor a = source.act(obs).detach().to(torch::kCPU, torch::kFloat32).contiguous();
     if (a.dim() != 2 || a.size(0) != n || a.size(1) != spec.action_dim)
       throw_runtime("the action source returned shape " + c10::str(a.sizes()) + ", expected (" + std::to_string(n) +

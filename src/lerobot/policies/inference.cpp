@@ -12,7 +12,7 @@ InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device, bool
     : policy_(load_pretrained(dir, std::nullopt, device)), processors_(load_policy_processors(dir)), device_(device) {
   if (const auto problems = normalizer_stat_problems(processors_.normalizer); !problems.empty())
     throw_checkpoint("the policy's normalizer cannot normalize: " + problems.front(),
-                     (dir / kNormalizerStateFile).string(), "copy the whole pretrained_model directory again");
+                     (dir / processors_.normalizer_state_file()).string(), "copy the whole pretrained_model directory again");
   processors_.normalizer.to(device_);
   processors_.unnormalizer.to(torch::kCPU);
   policy_->eval();
@@ -39,8 +39,9 @@ Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& obser
     if (feat->second.type == "VISUAL") {
       if (x.dim() != 3 || shape.size() != 3)
         throw_usage("camera '" + key + "' must be a 3-D image without batch dim", key);
-      const bool chw = x.size(0) == shape[0] && x.size(1) == shape[1] && x.size(2) == shape[2];
-      const bool hwc = x.size(0) == shape[1] && x.size(1) == shape[2] && x.size(2) == shape[0];
+      const bool any_size = cfg.resizes_images();  // SmolVLA resizes every camera itself
+      const bool chw = x.size(0) == shape[0] && (any_size || (x.size(1) == shape[1] && x.size(2) == shape[2]));
+      const bool hwc = !chw && x.size(2) == shape[0] && (any_size || (x.size(0) == shape[1] && x.size(1) == shape[2]));
       if (!chw && !hwc)
         throw_usage("camera '" + key + "' has shape " + c10::str(x.sizes()) + ", expected (C,H,W)=" +
                         c10::str(c10::IntArrayRef(shape)) + " or (H,W,C)",
@@ -57,8 +58,9 @@ Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& obser
     batch[key] = x.unsqueeze(0).to(device_);
   }
   for (const auto& kv : cfg.input_features)
-    if (!batch.count(kv.first))
+    if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first))
       throw_usage("the observation has no '" + kv.first + "'", kv.first, "the policy was trained with it");
+  if (processors_.language) processors_.language->tokenize({task_}, batch, device_);
   return processors_.normalizer.normalize(batch);
 }
 

@@ -35,6 +35,9 @@ class InferencePolicy {
   torch::Tensor predict_action_chunk(const std::map<std::string, torch::Tensor>& observation);
   // Start of an episode: clears the action queue.
   void reset();
+  // The task in words, for a policy that reads it (SmolVLA); "" until set, as LeRobot's eval gives
+  // an env without a task description.
+  void set_task(std::string task) { task_ = std::move(task); }
 
   const PolicyConfig& config() const { return policy_->config(); }
   Policy& policy() { return *policy_; }
@@ -50,6 +53,7 @@ class InferencePolicy {
   PolicyPtr policy_;
   PolicyProcessors processors_;
   torch::Device device_;
+  std::string task_;
   std::unique_ptr<GraphedChunkPredictor> graphed_;
 };
 

@@ -21,6 +21,15 @@ struct PolicyFeature {
 void to_json(Json& j, const PolicyFeature& f);
 void from_json(const Json& j, PolicyFeature& f);
 
+// A policy that reads the task in words (SmolVLA): its preprocessor appends a newline to each
+// task and tokenizes it (LeRobot's smolvla_new_line_processor and tokenizer_processor steps).
+struct LanguageInput {
+  std::string tokenizer_name;  // a Hub id or folder with tokenizer.json
+  int64_t max_length = 48;
+  std::string padding = "longest";  // or "max_length"
+  bool newline = true;
+};
+
 class PolicyConfig : public ChoiceConfig {
  public:
   int64_t n_obs_steps = 1;
@@ -65,6 +74,12 @@ class PolicyConfig : public ChoiceConfig {
   // A warning when a run of `steps` steps cannot train this policy as its settings mean (VQ-BeT:
   // the run ends before its VQ-VAE phase does); nullopt when it can.
   virtual std::optional<std::string> training_length_warning(int64_t steps) const { return std::nullopt; }
+  // How the task text reaches the policy, or nullopt when it does not.
+  virtual std::optional<LanguageInput> language_input() const { return std::nullopt; }
+  // Input features the dataset does not provide (SmolVLA's empty camera slots).
+  virtual bool is_placeholder_feature(const std::string& key) const { return false; }
+  // The policy resizes every camera itself (SmolVLA), so a camera of another size fits it.
+  virtual bool resizes_images() const { return false; }
   // Normalization mode per feature type ("VISUAL" -> "MEAN_STD").
   virtual std::map<std::string, std::string> normalization_mapping() const = 0;
 };

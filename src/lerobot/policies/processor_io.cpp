@@ -5,6 +5,8 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/model_folder.h"
+#include "lerobot/policies/smolvla/text_tokenizer.h"
 
 namespace lerobot {
 
@@ -28,11 +30,43 @@ Stats rename_stats(const Stats& stats, const std::map<std::string, std::string>&
   return out;
 }
 
-Batch PolicyProcessors::preprocess(const Batch& batch) const {
-  if (rename_map.empty()) return normalizer.normalize(batch);
+namespace {
+// The tokenizer files a checkpoint keeps under tokenizer/ (those the source folder has).
+const char* const kTokenizerFiles[] = {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                                       "chat_template.jinja", "chat_template.json"};
+constexpr const char* kTokenizerArtifact = "tokenizer";
+constexpr const char* kTokensKey = "observation.language.tokens";
+constexpr const char* kTokenMaskKey = "observation.language.attention_mask";
+}  // namespace
+
+void LanguageProcessing::tokenize(const std::vector<std::string>& tasks, Batch& batch,
+                                  const torch::Device& device) const {
+  std::vector<std::string> texts = tasks;
+  if (newline)
+    for (auto& t : texts)
+      if (t.empty() || t.back() != '\n') t += '\n';
+  auto enc = tokenizer->encode_batch(texts, max_length, padding == "longest", padding_side != "left", truncation);
+  batch[kTokensKey] = enc.input_ids.to(device);
+  batch[kTokenMaskKey] = enc.attention_mask.to(device);
+}
+
+Batch PolicyProcessors::preprocess(const Batch& batch, const std::vector<std::string>& tasks) const {
   Batch renamed;
-  for (const auto& kv : batch) renamed[rename_feature_key(kv.first, rename_map)] = kv.second;
+  if (rename_map.empty()) renamed = batch;
+  else
+    for (const auto& kv : batch) renamed[rename_feature_key(kv.first, rename_map)] = kv.second;
+  if (language && !renamed.count(kTokensKey)) {
+    if (tasks.empty())
+      throw_usage("this policy reads the task in words and the batch carries no task strings", "task",
+                  "give each observation its task (the dataset's tasks, or --env.task / the robot's task)");
+    const torch::Device device = renamed.empty() ? torch::Device(torch::kCPU) : renamed.begin()->second.device();
+    language->tokenize(tasks, renamed, device);
+  }
   return normalizer.normalize(renamed);
+}
+
+std::string PolicyProcessors::normalizer_state_file() const {
+  return language ? "policy_preprocessor_step_5_normalizer_processor.safetensors" : kNormalizerStateFile;
 }
 
 torch::Tensor PolicyProcessors::postprocess_action(const torch::Tensor& action) const {
@@ -50,6 +84,16 @@ PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats&
   p.device = device;
   p.normalizer = Normalizer(in_out, config.normalization_mapping(), stats);
   p.unnormalizer = Normalizer(out, config.normalization_mapping(), stats);
+  if (auto lang = config.language_input()) {
+    LanguageProcessing l;
+    l.newline = lang->newline;
+    l.max_length = lang->max_length;
+    l.padding = lang->padding;
+    l.tokenizer_dir = resolve_model_folder(lang->tokenizer_name, {"tokenizer.json", "tokenizer_config.json"},
+                                           "policy.vlm_model_name");
+    l.tokenizer = std::make_shared<const TextTokenizer>(TextTokenizer::from_folder(l.tokenizer_dir));
+    p.language = std::move(l);
+  }
   return p;
 }
 
@@ -108,18 +152,36 @@ void save_policy_processors(const fs::path& dir, const PolicyProcessors& p) {
   Json rename = Json::object();
   for (const auto& kv : p.rename_map) rename[kv.first] = kv.second;
   Json norm_step = step("normalizer_processor", normalizer_config(p.normalizer));
-  norm_step["state_file"] = kNormalizerStateFile;
-  Json pre = {{"name", kPreprocessorName},
-              {"steps", Json::array({step("rename_observations_processor", Json{{"rename_map", rename}}),
-                                     step("to_batch_processor", Json::object()),
-                                     step("device_processor", Json{{"device", p.device}, {"float_dtype", nullptr}}),
-                                     norm_step})}};
+  norm_step["state_file"] = p.normalizer_state_file();
+  Json steps = Json::array({step("rename_observations_processor", Json{{"rename_map", rename}}),
+                            step("to_batch_processor", Json::object())});
+  if (p.language) {
+    const auto& l = *p.language;
+    steps.push_back(step("smolvla_new_line_processor", Json::object()));
+    Json tok = step("tokenizer_processor", Json{{"max_length", l.max_length},
+                                                {"task_key", l.task_key},
+                                                {"padding_side", l.padding_side},
+                                                {"padding", l.padding},
+                                                {"truncation", l.truncation},
+                                                {"tokenizer_name", kTokenizerArtifact}});
+    tok["artifacts"] = Json{{"tokenizer_name", kTokenizerArtifact}};
+    steps.push_back(tok);
+    const fs::path to = dir / kTokenizerArtifact;
+    if (fs::absolute(l.tokenizer_dir).lexically_normal() != fs::absolute(to).lexically_normal()) {
+      fs::create_directories(to);
+      for (const char* f : kTokenizerFiles)
+        if (fs::exists(l.tokenizer_dir / f)) write_file_atomic(to / f, read_file(l.tokenizer_dir / f));
+    }
+  }
+  steps.push_back(step("device_processor", Json{{"device", p.device}, {"float_dtype", nullptr}}));
+  steps.push_back(norm_step);
+  Json pre = {{"name", kPreprocessorName}, {"steps", steps}};
   Json unnorm_step = step("unnormalizer_processor", normalizer_config(p.unnormalizer));
   unnorm_step["state_file"] = kUnnormalizerStateFile;
   Json post = {{"name", kPostprocessorName},
                {"steps", Json::array({unnorm_step, step("device_processor",
                                                         Json{{"device", "cpu"}, {"float_dtype", nullptr}})})}};
-  save_safetensors(dir / kNormalizerStateFile, p.normalizer.state_dict(), {});
+  save_safetensors(dir / p.normalizer_state_file(), p.normalizer.state_dict(), {});
   save_safetensors(dir / kUnnormalizerStateFile, p.unnormalizer.state_dict(), {});
   write_file_atomic(dir / (std::string(kPreprocessorName) + ".json"), dump_pretty(pre, 2));
   write_file_atomic(dir / (std::string(kPostprocessorName) + ".json"), dump_pretty(post, 2));
@@ -149,6 +211,34 @@ PolicyProcessors load_policy_processors(const fs::path& dir) {
       } else if (reg == "unnormalizer_processor") {
         p.unnormalizer = read_normalizer(cfg, dir, state, json_name);
         have_unnorm = true;
+      } else if (reg == "smolvla_new_line_processor") {
+        if (!p.language) p.language.emplace();
+        p.language->newline = true;
+      } else if (reg == "tokenizer_processor") {
+        if (!p.language) {
+          p.language.emplace();
+          p.language->newline = false;
+        }
+        auto& l = *p.language;
+        l.max_length = cfg.value("max_length", l.max_length);
+        l.padding = cfg.value("padding", l.padding);
+        l.padding_side = cfg.value("padding_side", l.padding_side);
+        l.truncation = cfg.value("truncation", l.truncation);
+        l.task_key = cfg.value("task_key", l.task_key);
+        const std::string name = cfg.value("tokenizer_name", std::string());
+        const Json artifacts = s.value("artifacts", Json::object());
+        if (artifacts.contains("tokenizer_name")) {
+          l.tokenizer_dir = dir / artifacts.at("tokenizer_name").get<std::string>();
+          if (!fs::is_directory(l.tokenizer_dir))
+            throw_checkpoint("the tokenizer folder the pipeline names is missing", l.tokenizer_dir.string(),
+                             "copy the whole pretrained_model directory, including its tokenizer/ folder");
+        } else if (!name.empty()) {  // older checkpoints name the tokenizer by its Hub id
+          l.tokenizer_dir = resolve_model_folder(name, {"tokenizer.json", "tokenizer_config.json"},
+                                                 (dir / json_name).string() + ": tokenizer_name");
+        } else {
+          throw_checkpoint("the tokenizer_processor step names no tokenizer", (dir / json_name).string());
+        }
+        l.tokenizer = std::make_shared<const TextTokenizer>(TextTokenizer::from_folder(l.tokenizer_dir));
       } else if (reg != "to_batch_processor") {
         LOG_WARNING << (dir / json_name).string() << ": processor step '" << reg << "' is not supported; ignored";
       }

@@ -6,13 +6,15 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/processor_io.h"
 
 namespace lerobot {
 
+// `tasks`: each row's task string (the dataset's), for a policy that tokenizes them (SmolVLA).
 Batch prepare_batch(const std::map<std::string, torch::Tensor>& tensors, const PolicyProcessors& processors,
-                    const torch::Device& device);
+                    const torch::Device& device, const std::vector<std::string>& tasks = {});
 
 }  // namespace lerobot

@@ -52,12 +52,13 @@ void check_features(const PolicyConfig& run, const PolicyConfig& checkpoint, con
   for (const auto& [key, f] : dataset_to_policy_features(meta, rename_map)) have[key] = f;
   const std::string info = (meta.root / "meta/info.json").string();
   for (const auto& [key, f] : run.input_features) {
+    if (run.is_placeholder_feature(key)) continue;  // SmolVLA's empty camera slots
     auto it = have.find(key);
     if (it == have.end())
       throw_data("the dataset has no '" + key + "', an input of the checkpoint being fine-tuned (" +
                      (dir / kConfigFile).string() + ")",
                  info, "fine-tune on a dataset with the same cameras and state, or map a key with --rename_map");
-    if (it->second.shape != f.shape)
+    if (it->second.shape != f.shape && !(f.type == "VISUAL" && run.resizes_images()))
       throw_data("'" + key + "' has shape " + shape_str(it->second.shape) + " in the dataset but " +
                      shape_str(f.shape) + " in the checkpoint being fine-tuned",
                  info, "fine-tune on data with the checkpoint's shapes (image size, state size)");

@@ -28,7 +28,7 @@ HeldOutLoss compute_heldout_loss(Policy& policy, const PolicyProcessors& process
       for (int64_t i = b * batch_size; i < std::min(n, (b + 1) * batch_size); ++i)
         items.push_back(set.dataset->get_item(set.frames[static_cast<size_t>(i)]));
       const DataBatch raw = collate(items);
-      const Batch batch = prepare_batch(raw.tensors, processors, device);
+      const Batch batch = prepare_batch(raw.tensors, processors, device, raw.tasks);
       torch::Tensor loss;
       {
         AutocastScope autocast(mixed_precision, device);

@@ -2,6 +2,7 @@
 #include "lerobot/train/train_setup.h"
 #include "lerobot/train/hub_dataset.h"
 #include "lerobot/hub/torchvision_weights.h"
+#include "lerobot/train/hub_models.h"
 #include "lerobot/policies/resnet_backbone.h"
 
 #include <cstdlib>
@@ -90,6 +91,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   set_backbone_weights_resolver([](const std::string& name, const std::string& flag) {
     return hub::fetch_torchvision_weights(hub::HubClient(hub::HubEnv::from_environment()), name, flag).string();
   });
+  install_hub_model_resolver();  // SmolVLA's backbone by Hub id
   if (!cfg.policy) throw_usage("no policy given", "--policy.type", "pass --policy.type=TYPE or --policy.path=DIR");
   if (dataset_needs_download(cfg.dataset))  // a Hub id: --dataset.root, LeRobot's local copy or its hub cache
     cfg.dataset.root = resolve_hub_dataset(cfg.dataset, hub::HubClient(hub::HubEnv::from_environment())).string();
@@ -199,9 +201,9 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
       apply_imagenet_stats(stats, cameras);
     }
     // The device as config.json records it ("cuda", as LeRobot writes it; "cuda:1" when given so).
-    s->processors = make_policy_processors(*cfg.policy, stats, cfg.policy->device.value_or(s->device.str()));
+    s->processors = make_policy_processors(s->policy->config(), stats, cfg.policy->device.value_or(s->device.str()));
   }
-  check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / kNormalizerStateFile
+  check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / s->processors.normalizer_state_file()
                                                       : s->dataset->root() / "meta/stats.json",
                             resume_from.has_value());
   s->processors.rename_map = cfg.rename_map;

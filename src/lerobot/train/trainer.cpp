@@ -47,7 +47,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     Stopwatch step_timer;
     DataBatch raw = s.loader->next();                                   // data_s
     const double data_s = step_timer.seconds();
-    Batch batch = prepare_batch(raw.tensors, s.processors, s.device);  // prep_s
+    Batch batch = prepare_batch(raw.tensors, s.processors, s.device, raw.tasks);  // prep_s
     const double prep_s = step_timer.seconds() - data_s;
     const UpdateResult u = steps.run(batch, step);                     // updt_s (a graph replay once captured)
     if (s.ema && u.synced) s.ema->step(s.policy->parameters());        // optimizer steps, not micro-batches

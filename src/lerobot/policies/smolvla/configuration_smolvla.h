@@ -61,6 +61,15 @@ class SmolVLAConfig : public PolicyConfig {
   // cosine_decay_with_warmup scheduler (peak optimizer_lr, to scheduler_decay_lr).
   std::optional<TrainingPreset> training_preset() const override;
 
+  // The tokenizer of vlm_model_name, tokenizer_max_length, pad_language_to, and the newline step.
+  std::optional<LanguageInput> language_input() const override {
+    return LanguageInput{vlm_model_name, tokenizer_max_length, pad_language_to, true};
+  }
+  bool resizes_images() const override { return resize_imgs_with_padding.has_value(); }
+  bool is_placeholder_feature(const std::string& key) const override {
+    return key.rfind("observation.images.empty_camera_", 0) == 0;
+  }
+
   // LeRobot's validate_features: the empty camera slots, "observation.images.empty_camera_<i>"
   // of shape (3, 480, 640), added to input_features (they are in its config.json).
   void add_empty_cameras();

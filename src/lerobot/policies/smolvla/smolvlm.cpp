@@ -109,7 +109,10 @@ SmolVLMVisionImpl::SmolVLMVisionImpl(const SmolVLMVisionArch& a) : arch_(a) {
 // for an image of patches_h × patches_w patches with no padding: the ids of the learned
 // position table each patch reads.
 torch::Tensor SmolVLMVisionImpl::position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device) {
-  if (patches_h == cached_h_ && patches_w == cached_w_ && cached_positions_.device() == device) return cached_positions_;
+  // (A tensor made under InferenceMode cannot be saved for a later backward: not reused then.)
+  if (patches_h == cached_h_ && patches_w == cached_w_ && cached_positions_.device() == device &&
+      (!cached_positions_.is_inference() || c10::InferenceMode::is_enabled()))
+    return cached_positions_;
   const int64_t side = arch_.patches_per_side();
   auto opts = torch::TensorOptions().dtype(torch::kFloat);
   auto boundaries = torch::arange(1.0 / side, 1.0, 1.0 / side, opts);

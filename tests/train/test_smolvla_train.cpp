@@ -1,0 +1,133 @@
+// SmolVLA through the trainer on the generated reach2d dataset with the tiny SmolVLM backbone
+// kept in tests/policies/data: the task strings are tokenized each step, only the expert and the
+// projections train (the VLM frozen, as LeRobot's train_expert_only), the checkpoint has
+// LeRobot's processor layout (newline + tokenizer steps, the tokenizer saved under tokenizer/),
+// a resumed run ends bit-identical, and the checkpoint acts through the deployment API.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/inference.h"
+#include "train_test_helpers.h"
+
+namespace lerobot {
+namespace {
+
+using testing::count_different_tensors;
+using testing::run_train;
+using testing::train_scratch;
+
+std::string tiny_vlm() { return std::string(LEROBOT_SOURCE_DIR) + "/tests/policies/data/smolvla_tiny_vlm"; }
+
+std::vector<std::string> tiny_smolvla_run(const fs::path& out, int64_t steps, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {
+      "--policy.type=smolvla", "--dataset.root=" + testing::reach2d_dataset().string(),
+      "--policy.vlm_model_name=" + tiny_vlm(), "--policy.num_vlm_layers=4", "--policy.chunk_size=4",
+      "--policy.n_action_steps=4", "--policy.max_state_dim=8", "--policy.max_action_dim=8",
+      "--policy.resize_imgs_with_padding=[32,32]", "--policy.tokenizer_max_length=16", "--policy.num_steps=2",
+      "--batch_size=4", "--steps=" + std::to_string(steps), "--log_freq=1", "--num_workers=0", "--seed=7",
+      "--output_dir=" + out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TensorMap weights(const fs::path& run, int step) {
+  char name[16];
+  std::snprintf(name, sizeof name, "%06d", step);
+  return load_safetensors(run / "checkpoints" / name / "pretrained_model/model.safetensors");
+}
+
+TEST(SmolVLATrain, OnlyTheExpertAndProjectionsTrainAndTheCheckpointHasLeRobotsLayout) {
+  const fs::path out = train_scratch() / "smolvla_run";
+  run_train(tiny_smolvla_run(out, 3, {"--save_freq=1"}));
+  const auto w1 = weights(out, 1), w3 = weights(out, 3);
+  int moved_vlm = 0, moved_expert = 0;
+  for (const auto& [k, v] : w1) {
+    const bool moved = !torch::equal(v, w3.at(k));
+    if (k.rfind("model.vlm_with_expert.vlm.", 0) == 0) moved_vlm += moved;
+    else moved_expert += moved;
+  }
+  EXPECT_EQ(moved_vlm, 0) << "the VLM is frozen (train_expert_only)";
+  EXPECT_GT(moved_expert, 10) << "the expert and the projections train";
+
+  const fs::path pm = out / "checkpoints/000003/pretrained_model";
+  std::ifstream pre_file(pm / "policy_preprocessor.json");
+  const Json pre = Json::parse(pre_file);
+  std::vector<std::string> steps;
+  for (const auto& s : pre["steps"]) steps.push_back(s["registry_name"]);
+  EXPECT_EQ(steps, (std::vector<std::string>{"rename_observations_processor", "to_batch_processor",
+                                              "smolvla_new_line_processor", "tokenizer_processor", "device_processor",
+                                              "normalizer_processor"}));
+  EXPECT_EQ(pre["steps"][3]["config"]["tokenizer_name"], "tokenizer");
+  EXPECT_EQ(pre["steps"][3]["artifacts"]["tokenizer_name"], "tokenizer");
+  EXPECT_EQ(pre["steps"][3]["config"]["max_length"], 16);
+  EXPECT_EQ(pre["steps"][5]["state_file"], "policy_preprocessor_step_5_normalizer_processor.safetensors");
+  EXPECT_TRUE(fs::exists(pm / "policy_preprocessor_step_5_normalizer_processor.safetensors"));
+  EXPECT_TRUE(fs::exists(pm / "tokenizer/tokenizer.json"));
+  EXPECT_TRUE(fs::exists(pm / "tokenizer/tokenizer_config.json"));
+
+  // Every parameter is in the optimizer's numbering (LeRobot's get_optim_params is all of them);
+  // only the trainable ones have state.
+  std::ifstream groups_file(out / "checkpoints/000003/training_state/optimizer_param_groups.json");
+  const Json groups = Json::parse(groups_file);
+  ASSERT_EQ(groups.size(), 1u);
+  const auto state = load_safetensors(out / "checkpoints/000003/training_state/optimizer_state.safetensors");
+  size_t with_state = 0;  // one exp_avg per parameter with state
+  for (const auto& [k, v] : state) with_state += k.size() > 7 && k.compare(k.size() - 7, 7, "exp_avg") == 0;
+  EXPECT_GT(groups[0]["params"].size(), with_state);
+  EXPECT_GT(with_state, 10u);
+
+  // The checkpoint acts through the deployment API, with and without a task.
+  InferencePolicy policy(pm);
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::zeros({2})},
+                                              {"observation.image", torch::full({3, 64, 64}, 128, torch::kUInt8)}};
+  policy.set_task("Move the blue disc onto the green square.");
+  const auto chunk = policy.predict_action_chunk(obs);
+  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
+  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+}
+
+TEST(SmolVLATrain, TheTaskTextReachesThePolicy) {
+  const fs::path out = train_scratch() / "smolvla_task";
+  run_train(tiny_smolvla_run(out, 1));
+  InferencePolicy policy(out / "checkpoints/last/pretrained_model");
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::zeros({2})},
+                                              {"observation.image", torch::full({3, 64, 64}, 128, torch::kUInt8)}};
+  auto tokens = [&](const std::string& task) {
+    policy.set_task(task);
+    return policy.prepare(obs).at("observation.language.tokens");
+  };
+  const auto a = tokens("Move the blue disc onto the green square."), b = tokens("push the block");
+  EXPECT_FALSE(a.sizes() == b.sizes() && torch::equal(a, b)) << "two tasks, two token rows";
+  EXPECT_LE(a.size(1), 16) << "tokenizer_max_length";
+  torch::manual_seed(3);
+  policy.set_task("Move the blue disc onto the green square.");
+  const auto ca = policy.predict_action_chunk(obs);
+  torch::manual_seed(3);
+  policy.set_task("push the block");
+  const auto cb = policy.predict_action_chunk(obs);
+  EXPECT_FALSE(torch::allclose(ca, cb)) << "the same noise, another task: another chunk";
+}
+
+// The resumed run is a copy of the full one stopped after its step-2 checkpoint: SmolVLA's
+// scheduler fits its decay into --steps, so a run started with fewer steps has other rates.
+TEST(SmolVLATrain, ARunResumedMidwayEndsBitIdentical) {
+  const fs::path full = train_scratch() / "smolvla_full", part = train_scratch() / "smolvla_part";
+  run_train(tiny_smolvla_run(full, 4, {"--save_freq=2"}));
+  fs::copy(full, part, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::remove_all(part / "checkpoints/000004");
+  testing::edit_json(part / "checkpoints/000002/pretrained_model/train_config.json",
+                     [&](Json& j) { j["output_dir"] = part.string(); });
+  run_train({"--resume=true", "--config_path=" + (part / "checkpoints/000002/pretrained_model").string()});
+  const fs::path a = full / "checkpoints/000004", b = part / "checkpoints/000004";
+  ASSERT_TRUE(fs::exists(b / "pretrained_model/model.safetensors"));
+  EXPECT_EQ(count_different_tensors(a / "pretrained_model/model.safetensors", b / "pretrained_model/model.safetensors"), 0);
+  EXPECT_EQ(count_different_tensors(a / "training_state/optimizer_state.safetensors",
+                                    b / "training_state/optimizer_state.safetensors"), 0);
+  EXPECT_GT(count_different_tensors(full / "checkpoints/000002/pretrained_model/model.safetensors",
+                                    a / "pretrained_model/model.safetensors"), 0);
+}
+
+}  // namespace
+}  // namespace lerobot
