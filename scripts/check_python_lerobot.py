@@ -29,6 +29,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=None,
                     help="torch.manual_seed just before the prediction (as `lerobot-cpp infer --seed`): "
                          "a sampling policy such as Diffusion then draws the same noise on the CPU")
+    ap.add_argument("--task", default=None,
+                    help="the task in words, for a policy that reads it (SmolVLA), as `lerobot-cpp infer --task`")
     args = ap.parse_args()
 
     from lerobot.configs.policies import PreTrainedConfig
@@ -53,6 +55,8 @@ def main() -> int:
                 t = t.permute(2, 0, 1)
             t = t.float() / 255.0
         observation[key] = t
+    if args.task is not None:
+        observation["task"] = args.task
     with torch.no_grad():
         batch = pre(observation)
         if args.seed is not None:

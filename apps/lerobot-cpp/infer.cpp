@@ -56,7 +56,7 @@ int infer_main(const Args& input) {
   }
   Args args = input;
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
-  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame", "seed"});
+  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame", "seed", "task"});
   if (!args.empty()) {
     const std::string key = args.front().substr(0, args.front().find('='));
     const std::string near = nearest(key, kInferFlags);
