@@ -11,7 +11,9 @@ sides compute (so no weights file is kept), and records on inputs made the same 
   - the action chunk predict_action_chunk returns for a given noise (KV-cached denoising);
 for three configurations: LeRobot's defaults (cross-attention every other layer, expert as deep as
 the VLM) on two cameras plus one empty camera; a half-depth expert (self-attention in the first of four layers) with image special tokens and a
-padded prefix; self-attention in every layer. (Self-attention with a shallower expert is left out:
+padded prefix; self-attention in every layer; and load_vlm_weights, with which LeRobot loads the
+backbone in bfloat16 (and builds the expert in bfloat16 but for its cross-attention k/v
+projections): the mixed-precision path of fine-tuning lerobot/smolvla_base. (Self-attention with a shallower expert is left out:
 LeRobot's own denoising fails on it, torch.cat of an empty list.)
 
     python3 smolvla_reference.py VLM_DIR OUT.json
@@ -34,6 +36,7 @@ VARIANTS = {
     "default": {},
     "half_expert": dict(num_expert_layers=2, self_attn_every_n_layers=4, add_image_special_tokens=True, prefix_length=40, empty_cameras=0),
     "self_attn": dict(attention_mode="self_attn", empty_cameras=0),
+    "bf16_backbone": dict(load_vlm_weights=True, empty_cameras=0),
 }
 STATE, ACTION = 3, 2
 CAMERAS = {"observation.images.top": (3, 24, 40), "observation.images.wrist": (3, 32, 32)}

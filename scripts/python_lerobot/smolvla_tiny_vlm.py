@@ -9,7 +9,9 @@ so this writes a folder of the same kind with transformers and tokenizers themse
   - tokenizer.json / tokenizer_config.json: a byte-level BPE trained here on robot task strings,
     with SmolLM2's pre-tokenizer (individual digits, then byte-level with GPT-2's regex) and
     SmolVLM's special tokens (<fake_token_around_image>, <global-img>, <image>, ...);
-  - the processor files AutoProcessor needs.
+  - the processor files AutoProcessor needs;
+  - model.safetensors: random weights in bfloat16, for load_vlm_weights=true (LeRobot then loads
+    the backbone in bfloat16; the tests overwrite the values, so only names, shapes and dtypes count).
 It also records, for the tokenizer test, what the real `tokenizers` library makes of some texts:
 tokenizer_cases.json.
 
@@ -20,8 +22,9 @@ import sys
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import (PreTrainedTokenizerFast, SmolVLMConfig, SmolVLMImageProcessor, SmolVLMProcessor,
-                          SmolVLMVideoProcessor)
+import torch
+from transformers import (PreTrainedTokenizerFast, SmolVLMConfig, SmolVLMForConditionalGeneration,
+                          SmolVLMImageProcessor, SmolVLMProcessor, SmolVLMVideoProcessor)
 
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<fake_token_around_image>", "<image>",
            "<global-img>", "<end_of_utterance>"]
@@ -88,6 +91,8 @@ def main():
         scale_factor=2, image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
         pad_token_id=tokenizer.pad_token_id)
     config.save_pretrained(out)
+    torch.manual_seed(0)
+    SmolVLMForConditionalGeneration(config).to(torch.bfloat16).save_pretrained(out)
     image_processor = SmolVLMImageProcessor(size={"longest_edge": 32}, max_image_size={"longest_edge": 32})
     video_processor = SmolVLMVideoProcessor(size={"longest_edge": 32}, max_image_size={"longest_edge": 32})
     processor = SmolVLMProcessor(image_processor=image_processor, tokenizer=tokenizer,

@@ -3,7 +3,8 @@
 // the tiny SmolVLM folder tests/policies/data/smolvla_tiny_vlm (made by smolvla_tiny_vlm.py with
 // transformers 5.12.1), fills every weight from a formula (computed here the same way) and records
 // its state-dict layout, trainable parameters, tokenized tasks, loss, gradients and action chunk,
-// for three layouts of the VLM and expert.
+// for three layouts of the VLM and expert, and with the backbone loaded as LeRobot loads it
+// (load_vlm_weights: bfloat16 VLM and expert, float32 cross-attention k/v and projections).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,6 +97,13 @@ Batch inputs(const std::string& variant) {
   return batch;
 }
 
+// The bfloat16 variant gets a bfloat16-sized tolerance: LibTorch 1.13's bfloat16 kernels (here)
+// round differently from torch 2.6's (the reference), by 0.4 % in the loss after four layers.
+// Its gradient sums (sums of many terms of both signs) differ by up to 20 % for that reason, so
+// for it only which parameters get a gradient is compared.
+bool is_bf16(const std::string& variant) { return variant == "bf16_backbone"; }
+double tolerance(const std::string& variant, double float32_tol) { return is_bf16(variant) ? 1e-2 : float32_tol; }
+
 void expect_close(double got, double want, double rel, const std::string& what) {
   EXPECT_NEAR(got, want, rel * std::max(1.0, std::abs(want))) << what;
 }
@@ -110,6 +118,10 @@ TEST_P(SmolVLAReference, StateDictNamesShapesAndTrainableParametersMatchLeRobot)
   for (const auto& [name, spec] : v["keys"].items()) {
     ASSERT_TRUE(sd.count(name)) << "missing " << name;
     EXPECT_EQ(sd.at(name).sizes().vec(), spec["shape"].get<std::vector<int64_t>>()) << name;
+    const std::string dtype = sd.at(name).scalar_type() == torch::kBFloat16 ? "bfloat16"
+                              : sd.at(name).scalar_type() == torch::kFloat  ? "float32"
+                                                                            : std::string(c10::toString(sd.at(name).scalar_type()));
+    EXPECT_EQ(dtype, spec["dtype"].get<std::string>()) << name;
   }
   std::vector<std::string> params, trainable;
   for (const auto& p : policy->named_parameters()) {
@@ -130,11 +142,12 @@ TEST_P(SmolVLAReference, LossLoggedValuesAndGradientsMatchLeRobot) {
   const int64_t b = reference()["batch"];
   auto out = policy->forward(inputs(GetParam()), t(220, {b, 5, 8}), torch::tensor({0.3f, 0.8f}));
   out.loss.backward();
-  expect_close(out.loss.item<double>(), v["loss"].get<double>(), 1e-5, "loss");
+  const double tol = tolerance(GetParam(), 1e-5);
+  expect_close(out.loss.item<double>(), v["loss"].get<double>(), tol, "loss");
   for (const auto& [name, want] : v["values"].items()) {
     if (name == "loss") continue;
     ASSERT_TRUE(out.values.count(name)) << name;
-    expect_close(out.values.at(name).item<double>(), want.get<double>(), 1e-5, name);
+    expect_close(out.values.at(name).item<double>(), want.get<double>(), tol, name);
   }
   auto named = policy->named_parameters();
   for (const auto& [name, want] : v["grads"].items()) {
@@ -144,12 +157,15 @@ TEST_P(SmolVLAReference, LossLoggedValuesAndGradientsMatchLeRobot) {
       continue;
     }
     ASSERT_TRUE(p.grad().defined()) << name;
+    if (is_bf16(GetParam())) continue;
     const double g = p.grad().sum().item<double>();
-    EXPECT_NEAR(g, want.get<double>(), 2e-4 * std::max(1e-3, std::abs(want.get<double>())) + 1e-9) << name;
+    EXPECT_NEAR(g, want.get<double>(), tolerance(GetParam(), 2e-4) * std::max(1e-3, std::abs(want.get<double>())) + 1e-9)
+        << name;
   }
   auto bias = policy->model->action_out_proj->bias.grad();
   auto want_bias = v["action_out_proj_bias_grad"].get<std::vector<double>>();
-  for (size_t i = 0; i < want_bias.size(); ++i) EXPECT_NEAR(bias[i].item<double>(), want_bias[i], 1e-5) << i;
+  for (size_t i = 0; i < want_bias.size(); ++i)
+    EXPECT_NEAR(bias[i].item<double>(), want_bias[i], is_bf16(GetParam()) ? 0.1 * std::abs(want_bias[i]) + 1e-3 : tol) << i;
 }
 
 TEST_P(SmolVLAReference, SeededLossDrawsNoiseAndTimeAsLeRobot) {
@@ -158,7 +174,7 @@ TEST_P(SmolVLAReference, SeededLossDrawsNoiseAndTimeAsLeRobot) {
   policy->train();
   torch::manual_seed(7);
   auto out = policy->forward(inputs(GetParam()));
-  expect_close(out.loss.item<double>(), v["seeded_loss"].get<double>(), 1e-5, "seeded loss");
+  expect_close(out.loss.item<double>(), v["seeded_loss"].get<double>(), tolerance(GetParam(), 1e-5), "seeded loss");
 }
 
 TEST_P(SmolVLAReference, KvCachedDenoisingGivesLeRobotsChunk) {
@@ -168,10 +184,11 @@ TEST_P(SmolVLAReference, KvCachedDenoisingGivesLeRobotsChunk) {
   auto chunk = policy->predict_action_chunk(inputs(GetParam()), t(221, {b, 5, 8}));
   EXPECT_EQ(chunk.sizes().vec(), v["chunk_shape"].get<std::vector<int64_t>>());
   auto want = torch::tensor(v["chunk"].get<std::vector<double>>()).to(torch::kFloat).view(chunk.sizes());
-  EXPECT_LT((chunk - want).abs().max().item<double>(), 2e-5) << chunk << want;
+  const double scale = std::max(1.0, want.abs().max().item<double>());
+  EXPECT_LT((chunk - want).abs().max().item<double>(), tolerance(GetParam(), 2e-5) * scale) << chunk << want;
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLAReference, ::testing::Values("default", "half_expert", "self_attn"));
+INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLAReference, ::testing::Values("default", "half_expert", "self_attn", "bf16_backbone"));
 
 }  // namespace
 }  // namespace lerobot

@@ -59,6 +59,9 @@ SmolVLAPolicy::SmolVLAPolicy(const SmolVLAConfig& config, const std::filesystem:
     : config_(config) {
   config_.add_empty_cameras();
   config_.validate();
+  if (!config_.use_cache)  // LeRobot's own denoising without the cache fails (its masks span a prefix it drops)
+    throw_usage("use_cache=false is not supported: the denoising steps always reuse the prefix's keys and values",
+                "policy.use_cache", "pass --policy.use_cache=true (LeRobot's default)");
   auto it = config_.output_features.find("action");
   if (it == config_.output_features.end() || it->second.shape.empty())
     throw_usage("SmolVLA needs an 'action' output feature", "policy.output_features");
@@ -68,6 +71,7 @@ SmolVLAPolicy::SmolVLAPolicy(const SmolVLAConfig& config, const std::filesystem:
                                                    tokenizer_token_id(vlm_dir, "<global-img>")));
   init_transformers_weights(*model->vlm_with_expert->vlm, 0.02);
   init_expert_weights(*model->vlm_with_expert, 0.02);
+  if (config_.load_vlm_weights) model->vlm_with_expert->use_bfloat16_backbone();
   if (config_.load_vlm_weights && load_backbone_weights) load_vlm_weights(*model->vlm_with_expert->vlm, vlm_dir);
 }
 

@@ -92,7 +92,8 @@ bool SmolVLMWithExpertImpl::is_cross_layer(int64_t i) const {
 }
 
 torch::Tensor SmolVLMWithExpertImpl::embed_image(const torch::Tensor& pixels) {
-  return vlm->connector->forward(vlm->vision_model->forward(pixels));
+  const auto dtype = vlm->text_model->embed_tokens->weight.scalar_type();
+  return vlm->connector->forward(vlm->vision_model->forward(pixels.to(dtype)));
 }
 
 torch::Tensor SmolVLMWithExpertImpl::embed_language_tokens(const torch::Tensor& tokens) {
@@ -102,8 +103,9 @@ torch::Tensor SmolVLMWithExpertImpl::embed_language_tokens(const torch::Tensor& 
 SmolVLMWithExpertImpl::Qkv SmolVLMWithExpertImpl::project(LlamaDecoderLayer& layer, const torch::Tensor& normed) const {
   auto& a = *layer->self_attn;
   const int64_t b = normed.size(0), l = normed.size(1);
-  return {linear(a.q_proj, normed).view({b, l, -1, a.head_dim}), linear(a.k_proj, normed).view({b, l, -1, a.head_dim}),
-          linear(a.v_proj, normed).view({b, l, -1, a.head_dim})};
+  const auto h = normed.to(a.q_proj->weight.scalar_type());  // a bfloat16 layer computes in bfloat16
+  return {linear(a.q_proj, h).view({b, l, -1, a.head_dim}), linear(a.k_proj, h).view({b, l, -1, a.head_dim}),
+          linear(a.v_proj, h).view({b, l, -1, a.head_dim})};
 }
 
 torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& mask, const torch::Tensor& q, const torch::Tensor& k,
@@ -127,8 +129,14 @@ torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& mask, const 
 
 torch::Tensor SmolVLMWithExpertImpl::finish_layer(LlamaDecoderLayer& layer, const torch::Tensor& att,
                                                   const torch::Tensor& input) {
-  auto out = linear(layer->self_attn->o_proj, att.to(layer->self_attn->o_proj->weight.scalar_type())) + input;
-  return layer->mlp->forward(layer->post_attention_layernorm->forward(out)) + out;
+  // In place, as LeRobot adds the residuals: the sum keeps the layer's dtype (bfloat16 layers turn
+  // a float32 input into bfloat16 here).
+  auto out = linear(layer->self_attn->o_proj, att.to(layer->self_attn->o_proj->weight.scalar_type()));
+  out.add_(input);
+  const auto residual = out.clone();
+  out = layer->mlp->forward(layer->post_attention_layernorm->forward(out));
+  out.add_(residual);
+  return out;
 }
 
 torch::Tensor SmolVLMWithExpertImpl::expert_cross(LlamaDecoderLayer& layer, const torch::Tensor& suffix,
@@ -136,10 +144,10 @@ torch::Tensor SmolVLMWithExpertImpl::expert_cross(LlamaDecoderLayer& layer, cons
                                                   const torch::Tensor& mask, const torch::Tensor& positions) {
   auto& a = *layer->self_attn;
   const int64_t b = suffix.size(0), ls = suffix.size(1), lp = vlm_k.size(1);
-  auto normed = layer->input_layernorm->forward(suffix);
+  auto normed = layer->input_layernorm->forward(suffix).to(a.q_proj->weight.scalar_type());
   auto q = linear(a.q_proj, normed).view({b, ls, -1, a.head_dim});
-  auto k = linear(a.k_proj, vlm_k.reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
-  auto v = linear(a.v_proj, vlm_v.reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
+  auto k = linear(a.k_proj, vlm_k.to(a.k_proj->weight.scalar_type()).reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
+  auto v = linear(a.v_proj, vlm_v.to(a.v_proj->weight.scalar_type()).reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
   auto start = std::get<0>(positions.min(1, /*keepdim=*/true));
   q = apply_rope(q, positions - start);  // the expert's positions start from 0
   return attention(mask, q, k, v);
@@ -216,6 +224,17 @@ torch::Tensor SmolVLMWithExpertImpl::forward_suffix(const PrefixKv& kv, const to
     s = finish_layer(expert, att, s);
   }
   return lm_expert->norm->forward(s);
+}
+
+void SmolVLMWithExpertImpl::use_bfloat16_backbone() {
+  vlm->to(torch::kBFloat16);
+  lm_expert->to(torch::kBFloat16);
+  for (int64_t i = 0; i < num_vlm_layers_; ++i) {  // the cross-attention k/v projections LeRobot adds later
+    const int64_t e = expert_layer_for(i);
+    if (e < 0 || !is_cross_layer(i)) continue;
+    lm_expert->layers[e]->self_attn->k_proj->to(torch::kFloat);
+    lm_expert->layers[e]->self_attn->v_proj->to(torch::kFloat);
+  }
 }
 
 void SmolVLMWithExpertImpl::set_trainable(bool freeze_vision_encoder, bool train_expert_only) {

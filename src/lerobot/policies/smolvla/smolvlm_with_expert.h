@@ -50,6 +50,10 @@ class SmolVLMWithExpertImpl : public torch::nn::Module {
   // whole VLM (train_expert_only), else everything but lm_head, the text norm and the last
   // layer(s) (which get no gradient).
   void set_trainable(bool freeze_vision_encoder, bool train_expert_only);
+  // The dtypes LeRobot ends up with when it loads the backbone (load_vlm_weights): the VLM in
+  // bfloat16 (from_pretrained(torch_dtype="bfloat16")), the expert built from its config in
+  // bfloat16 too, except the cross-attention k/v projections it swaps in afterwards (float32).
+  void use_bfloat16_backbone();
 
   int64_t expert_hidden() const { return expert_arch_.hidden_size; }
   int64_t vlm_hidden() const { return arch_.text.hidden_size; }
