@@ -45,8 +45,11 @@ struct StepCounts {
 StepCounts measure(const fs::path& data, const fs::path& out, const std::string& impl, int steps,
                    const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"--policy.type=act", "--dataset.root=" + data.string(), "--batch_size=8",
-                                   "--num_workers=0", "--steps=1000", "--policy.pretrained_backbone_weights=null",
-                                   "--policy.device=cpu", "--optimizer_impl=" + impl, "--output_dir=" + out.string()};
+                                   "--num_workers=0", "--steps=1000", "--policy.device=cpu",
+                                   "--optimizer_impl=" + impl, "--output_dir=" + out.string()};
+  bool resnet = true;  // the ResNet policies start from random weights here (no download)
+  for (const auto& a : extra) resnet = resnet && a != "--policy.type=smolvla";
+  if (resnet) args.push_back("--policy.pretrained_backbone_weights=null");
   args.insert(args.end(), extra.begin(), extra.end());
   auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
   UpdateStep update(update_step_parts(*setup));
@@ -56,7 +59,7 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
     if (p.requires_grad()) ++c.tensors;
   for (int s = 0; s < steps + 1; ++s) {
     const DataBatch raw = setup->loader->next();
-    const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device);
+    const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device, raw.tasks);
     if (s == 0) {  // the first step initialises the optimizer state: not counted
       update.run(batch, s);
       continue;
@@ -69,7 +72,8 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
     c.by_name = counter.by_name();
     // The optimizer-plus-clip part of one more step on its own.
     UpdateResult r;
-    update.forward_backward(prepare_batch(setup->loader->next().tensors, setup->processors, setup->device), r);
+    const DataBatch raw2 = setup->loader->next();
+    update.forward_backward(prepare_batch(raw2.tensors, setup->processors, setup->device, raw2.tasks), r);
     counter.reset();
     update.clip_and_step(s, r);
     c.clip_and_step_ops += static_cast<double>(counter.ops()) / steps;

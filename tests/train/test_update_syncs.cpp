@@ -31,7 +31,7 @@ Counts count_update(const std::vector<std::string>& args, const std::string& val
   Counts c;
   for (int step = 0; step < 2; ++step) {
     const DataBatch raw = setup->loader->next();
-    const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device);
+    const Batch batch = prepare_batch(raw.tensors, setup->processors, setup->device, raw.tasks);
     if (step == 0) {
       update.run(batch, step);
       continue;
@@ -48,7 +48,7 @@ Counts count_update(const std::vector<std::string>& args, const std::string& val
     // The same two parts once more, counting the clip and optimizer step on their own.
     const DataBatch raw2 = setup->loader->next();
     UpdateResult r2;
-    update.forward_backward(prepare_batch(raw2.tensors, setup->processors, setup->device), r2);
+    update.forward_backward(prepare_batch(raw2.tensors, setup->processors, setup->device, raw2.tasks), r2);
     OpCounter counter;
     update.clip_and_step(step + 1, r2);
     c.clip_and_step_ops = counter.ops();
@@ -104,6 +104,22 @@ TEST(UpdateStepSyncs, VQBeTReadsNothingButTheFiniteCheckInEitherPhase) {
   EXPECT_EQ(phase1.syncs, 1) << phase1.by_name;
   EXPECT_EQ(phase2.syncs, 1) << phase2.by_name;
   EXPECT_GT(phase2.ops, phase1.ops) << "phase 2 runs the camera encoder and the GPT";
+}
+
+// SmolVLA (the tiny SmolVLM backbone of the tests): LeRobot reads its four logged values with
+// .item() every step; here they stay on the device, and the flow time is drawn on the CPU
+// generator and copied up (a host-to-device copy, not a wait). What remains is the finite check.
+TEST(UpdateStepSyncs, SmolVLAReadsNothingButTheFiniteCheck) {
+  const std::vector<std::string> args = {
+      "--policy.type=smolvla", "--dataset.root=" + testing::reach2d_dataset().string(),
+      "--policy.vlm_model_name=" + std::string(LEROBOT_SOURCE_DIR) + "/tests/policies/data/smolvla_tiny_vlm",
+      "--policy.num_vlm_layers=4", "--policy.chunk_size=4", "--policy.n_action_steps=4", "--policy.max_state_dim=8",
+      "--policy.max_action_dim=8", "--policy.resize_imgs_with_padding=[32,32]", "--optimizer_impl=foreach",
+      "--batch_size=2", "--steps=10", "--num_workers=0",
+      "--output_dir=" + (testing::train_scratch() / "syncs_smolvla").string()};
+  const Counts c = count_update(args, "losses_after_in_ep_bound");
+  EXPECT_EQ(c.syncs, 1) << c.by_name;
+  EXPECT_GT(c.ops, 100) << "the step runs the backbone and the expert";
 }
 
 TEST(DeviceSums, SumsAndCountsPerKeyReadOnceThenEmpty) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
 
 namespace lerobot {
@@ -53,6 +54,10 @@ VLAFlowMatchingImpl::VLAFlowMatchingImpl(const SmolVLAConfig& config, const Smol
   o.expert_width_multiplier = config.expert_width_multiplier;
   vlm_with_expert = register_module("vlm_with_expert", SmolVLMWithExpert(arch, o));
   const int64_t e = vlm_with_expert->expert_hidden();
+  if (e % 2 != 0)  // the time step's sine-cosine embedding has e/2 of each
+    throw_usage("the action expert's width " + std::to_string(e) + " (the VLM's " +
+                    std::to_string(vlm_with_expert->vlm_hidden()) + " x expert_width_multiplier) must be even",
+                "policy.expert_width_multiplier", "pick a multiplier that gives an even width");
   state_proj = register_module("state_proj", torch::nn::Linear(config.max_state_dim, vlm_with_expert->vlm_hidden()));
   action_in_proj = register_module("action_in_proj", torch::nn::Linear(config.max_action_dim, e));
   action_out_proj = register_module("action_out_proj", torch::nn::Linear(e, config.max_action_dim));
