@@ -27,15 +27,20 @@ int64_t expert_intermediate_size(int64_t hidden, int64_t ffn_dim_multiplier, int
   return multiple_of * ((h + multiple_of - 1) / multiple_of);
 }
 
-torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& positions) {
-  const int64_t d_half = x.size(-1) / 2;
-  auto xf = x.to(torch::kFloat);
-  auto exponents = torch::arange(d_half, xf.options()) * (2.0 / static_cast<double>(x.size(-1)));
+RopeTable rope_table(const torch::Tensor& positions, int64_t head_dim) {
+  const int64_t d_half = head_dim / 2;
+  auto opts = torch::TensorOptions().dtype(torch::kFloat).device(positions.device());
+  auto exponents = torch::arange(d_half, opts) * (2.0 / static_cast<double>(head_dim));
   auto timescale = torch::pow(10000.0, exponents);
   auto radians = (positions.unsqueeze(-1).to(torch::kFloat) / timescale.view({1, 1, -1})).unsqueeze(-2);
-  auto sin = radians.sin(), cos = radians.cos();
+  return {radians.cos(), radians.sin()};
+}
+
+torch::Tensor apply_rope(const torch::Tensor& x, const RopeTable& t) {
+  const int64_t d_half = x.size(-1) / 2;
+  auto xf = x.to(torch::kFloat);
   auto x1 = xf.narrow(-1, 0, d_half), x2 = xf.narrow(-1, d_half, d_half);
-  return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1).to(x.scalar_type());
+  return torch::cat({x1 * t.cos - x2 * t.sin, x2 * t.cos + x1 * t.sin}, -1).to(x.scalar_type());
 }
 
 SmolVLMWithExpertImpl::SmolVLMWithExpertImpl(const SmolVLMArch& arch, const SmolVLMWithExpertOptions& o)
@@ -108,8 +113,8 @@ SmolVLMWithExpertImpl::Qkv SmolVLMWithExpertImpl::project(LlamaDecoderLayer& lay
           linear(a.v_proj, h).view({b, l, -1, a.head_dim})};
 }
 
-torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& mask, const torch::Tensor& q, const torch::Tensor& k,
-                                               const torch::Tensor& v) const {
+torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& blocked, const torch::Tensor& q,
+                                               const torch::Tensor& k, const torch::Tensor& v) const {
   const int64_t heads = arch_.text.num_attention_heads, kv_heads = arch_.text.num_key_value_heads;
   const int64_t groups = heads / kv_heads, d = arch_.text.head_dim;
   const int64_t b = q.size(0), lk = k.size(1);
@@ -120,8 +125,7 @@ torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& mask, const 
   auto values = expand(v);
   auto scores = torch::matmul(q.to(torch::kFloat).transpose(1, 2), keys.transpose(2, 3)) *
                 (1.0 / std::sqrt(static_cast<double>(d)));
-  scores = torch::where(mask.unsqueeze(1), scores,
-                        torch::scalar_tensor(std::numeric_limits<float>::lowest(), scores.options()));
+  scores = scores.masked_fill(blocked.unsqueeze(1), std::numeric_limits<float>::lowest());
   auto probs = torch::softmax(scores, -1).to(values.scalar_type());
   auto out = torch::matmul(probs, values.permute({0, 2, 1, 3})).permute({0, 2, 1, 3});
   return out.reshape({b, -1, heads * d});
@@ -133,29 +137,34 @@ torch::Tensor SmolVLMWithExpertImpl::finish_layer(LlamaDecoderLayer& layer, cons
   // a float32 input into bfloat16 here).
   auto out = linear(layer->self_attn->o_proj, att.to(layer->self_attn->o_proj->weight.scalar_type()));
   out.add_(input);
-  const auto residual = out.clone();
-  out = layer->mlp->forward(layer->post_attention_layernorm->forward(out));
-  out.add_(residual);
-  return out;
+  // LeRobot clones the residual before the MLP; nothing writes to it here, so no copy is needed.
+  auto mlp_out = layer->mlp->forward(layer->post_attention_layernorm->forward(out));
+  mlp_out.add_(out);
+  return mlp_out;
 }
 
 torch::Tensor SmolVLMWithExpertImpl::expert_cross(LlamaDecoderLayer& layer, const torch::Tensor& suffix,
                                                   const torch::Tensor& vlm_k, const torch::Tensor& vlm_v,
-                                                  const torch::Tensor& mask, const torch::Tensor& positions) {
+                                                  const torch::Tensor& blocked, const RopeTable& rope) {
   auto& a = *layer->self_attn;
   const int64_t b = suffix.size(0), ls = suffix.size(1), lp = vlm_k.size(1);
   auto normed = layer->input_layernorm->forward(suffix).to(a.q_proj->weight.scalar_type());
   auto q = linear(a.q_proj, normed).view({b, ls, -1, a.head_dim});
   auto k = linear(a.k_proj, vlm_k.to(a.k_proj->weight.scalar_type()).reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
   auto v = linear(a.v_proj, vlm_v.to(a.v_proj->weight.scalar_type()).reshape({b, lp, -1})).view({b, lp, -1, a.head_dim});
-  auto start = std::get<0>(positions.min(1, /*keepdim=*/true));
-  q = apply_rope(q, positions - start);  // the expert's positions start from 0
-  return attention(mask, q, k, v);
+  return attention(blocked, apply_rope(q, rope), k, v);
+}
+
+RopeTable SmolVLMWithExpertImpl::expert_rope(const torch::Tensor& suffix_positions) const {
+  return rope_table(suffix_positions - std::get<0>(suffix_positions.min(1, /*keepdim=*/true)), arch_.text.head_dim);
 }
 
 torch::Tensor SmolVLMWithExpertImpl::forward_joint(const torch::Tensor& prefix, const torch::Tensor& suffix,
                                                    const torch::Tensor& mask, const torch::Tensor& positions) {
   const int64_t lp = prefix.size(1), ls = suffix.size(1);
+  const auto blocked = mask.logical_not();
+  const RopeTable rope = rope_table(positions, arch_.text.head_dim);
+  const RopeTable expert_pos = expert_rope(positions.narrow(1, lp, ls));
   auto p = prefix, s = suffix;
   for (int64_t i = 0; i < num_vlm_layers_; ++i) {
     auto& vlm_layer = vlm->text_model->layers[i];
@@ -169,19 +178,18 @@ torch::Tensor SmolVLMWithExpertImpl::forward_joint(const torch::Tensor& prefix, 
         q = torch::cat({q, sq.q}, 1), k = torch::cat({k, sq.k}, 1), v = torch::cat({v, sq.v}, 1);
       }
       const int64_t len = q.size(1);
-      auto pos = positions.narrow(1, 0, len);
-      auto att = attention(mask.index({Slice(), Slice(0, len), Slice(0, len)}), apply_rope(q, pos), apply_rope(k, pos), v);
+      const RopeTable r = rope.narrow(0, len);
+      auto att = attention(blocked.index({Slice(), Slice(0, len), Slice(0, len)}), apply_rope(q, r), apply_rope(k, r), v);
       auto new_p = finish_layer(vlm_layer, att.narrow(1, 0, lp), p);
       if (expert) s = finish_layer(*expert, att.narrow(1, lp, ls), s);
       p = new_p;
     } else {
-      auto pos = positions.narrow(1, 0, lp);
-      auto k = apply_rope(pq.k, pos);
-      auto att = attention(mask.index({Slice(), Slice(0, lp), Slice(0, lp)}), apply_rope(pq.q, pos), k, pq.v);
+      const RopeTable r = rope.narrow(0, lp);
+      auto k = apply_rope(pq.k, r);
+      auto att = attention(blocked.index({Slice(), Slice(0, lp), Slice(0, lp)}), apply_rope(pq.q, r), k, pq.v);
       if (expert)
         s = finish_layer(*expert,
-                         expert_cross(*expert, s, k, pq.v, mask.index({Slice(), Slice(lp, None), Slice(0, lp)}),
-                                      positions.narrow(1, lp, ls)),
+                         expert_cross(*expert, s, k, pq.v, blocked.index({Slice(), Slice(lp, None), Slice(0, lp)}), expert_pos),
                          s);
       p = finish_layer(vlm_layer, att, p);
     }
@@ -192,15 +200,17 @@ torch::Tensor SmolVLMWithExpertImpl::forward_joint(const torch::Tensor& prefix, 
 PrefixKv SmolVLMWithExpertImpl::prefill(const torch::Tensor& prefix, const torch::Tensor& mask,
                                         const torch::Tensor& positions) {
   PrefixKv kv;
+  const auto blocked = mask.logical_not();
+  const RopeTable rope = rope_table(positions, arch_.text.head_dim);
   auto p = prefix;
   for (int64_t i = 0; i < num_vlm_layers_; ++i) {
     auto& layer = vlm->text_model->layers[i];
     auto pq = project(layer, layer->input_layernorm->forward(p));
-    auto k = apply_rope(pq.k, positions);
+    auto k = apply_rope(pq.k, rope);
     kv.keys.push_back(k);
     kv.values.push_back(pq.v);
     if (i + 1 == num_vlm_layers_) break;  // the last layer's output is never read
-    p = finish_layer(layer, attention(mask, apply_rope(pq.q, positions), k, pq.v), p);
+    p = finish_layer(layer, attention(blocked, apply_rope(pq.q, rope), k, pq.v), p);
   }
   return kv;
 }
@@ -208,20 +218,23 @@ PrefixKv SmolVLMWithExpertImpl::prefill(const torch::Tensor& prefix, const torch
 torch::Tensor SmolVLMWithExpertImpl::forward_suffix(const PrefixKv& kv, const torch::Tensor& suffix,
                                                     const torch::Tensor& mask, const torch::Tensor& positions) {
   auto s = suffix;
+  const auto blocked = mask.logical_not();
+  const RopeTable rope = rope_table(positions, arch_.text.head_dim);
+  const RopeTable expert_pos = expert_rope(positions);
   for (int64_t i = 0; i < num_vlm_layers_; ++i) {
     const int64_t e = expert_layer_for(i);
     if (e < 0) continue;  // a VLM layer with no expert layer leaves the suffix as it is
-    auto& expert = lm_expert->layers[e];
+    auto& layer = lm_expert->layers[e];
     const int64_t lp = kv.keys[i].size(1);
     torch::Tensor att;
     if (!is_cross_layer(i)) {
-      auto sq = project(expert, expert->input_layernorm->forward(s));
-      att = attention(mask, apply_rope(sq.q, positions), torch::cat({kv.keys[i], apply_rope(sq.k, positions)}, 1),
+      auto sq = project(layer, layer->input_layernorm->forward(s));
+      att = attention(blocked, apply_rope(sq.q, rope), torch::cat({kv.keys[i], apply_rope(sq.k, rope)}, 1),
                       torch::cat({kv.values[i], sq.v}, 1));
     } else {
-      att = expert_cross(expert, s, kv.keys[i], kv.values[i], mask.narrow(2, 0, lp), positions);
+      att = expert_cross(layer, s, kv.keys[i], kv.values[i], blocked.narrow(2, 0, lp), expert_pos);
     }
-    s = finish_layer(expert, att, s);
+    s = finish_layer(layer, att, s);
   }
   return lm_expert->norm->forward(s);
 }

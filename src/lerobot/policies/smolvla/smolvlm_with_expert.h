@@ -22,6 +22,16 @@ struct SmolVLMWithExpertOptions {
   double expert_width_multiplier = 0.5;
 };
 
+// The cos and sin of LeRobot's rotary angles for positions (B, L) (wavelength 10000, float32),
+// each (B, L, 1, D/2): made once per forward and sliced per layer.
+struct RopeTable {
+  torch::Tensor cos, sin;
+  RopeTable narrow(int64_t start, int64_t length) const { return {cos.narrow(1, start, length), sin.narrow(1, start, length)}; }
+};
+RopeTable rope_table(const torch::Tensor& positions, int64_t head_dim);
+// LeRobot's apply_rope: x (B, L, H, D) rotated by the table's angles, in float32.
+torch::Tensor apply_rope(const torch::Tensor& x, const RopeTable& table);
+
 // The prefix's keys and values of every layer after RoPE, (B, L, kv_heads, head_dim) each: what
 // the denoising steps attend to (LeRobot's DynamicCache after the prefix prefill).
 struct PrefixKv {
@@ -71,12 +81,16 @@ class SmolVLMWithExpertImpl : public torch::nn::Module {
     torch::Tensor q, k, v;  // (B, L, heads, head_dim)
   };
   Qkv project(LlamaDecoderLayer& layer, const torch::Tensor& normed) const;
-  torch::Tensor attention(const torch::Tensor& mask, const torch::Tensor& q, const torch::Tensor& k,
-                          const torch::Tensor& v) const;  // eager, float32 scores -> (B, Lq, heads·head_dim)
+  // Eager, float32 scores -> (B, Lq, heads·head_dim); `blocked` (B, Lq, Lk) is true where the
+  // attention mask forbids.
+  torch::Tensor attention(const torch::Tensor& blocked, const torch::Tensor& q, const torch::Tensor& k,
+                          const torch::Tensor& v) const;
   // o_proj, residual, post-attention norm, MLP, residual.
   static torch::Tensor finish_layer(LlamaDecoderLayer& layer, const torch::Tensor& att, const torch::Tensor& input);
   torch::Tensor expert_cross(LlamaDecoderLayer& layer, const torch::Tensor& suffix, const torch::Tensor& vlm_k,
-                             const torch::Tensor& vlm_v, const torch::Tensor& mask, const torch::Tensor& positions);
+                             const torch::Tensor& vlm_v, const torch::Tensor& blocked, const RopeTable& rope);
+  // The expert's own positions in cross-attention layers start from 0.
+  RopeTable expert_rope(const torch::Tensor& suffix_positions) const;
 
   SmolVLMArch arch_;
   LlamaArch expert_arch_;
@@ -86,8 +100,7 @@ class SmolVLMWithExpertImpl : public torch::nn::Module {
 };
 TORCH_MODULE(SmolVLMWithExpert);
 
-// LeRobot's apply_rope: x (B, L, H, D) rotated by positions (B, L), wavelength 10000, in float32.
-torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& positions);
+
 // LeRobot's get_intermediate_size: the expert MLP width for a hidden size.
 int64_t expert_intermediate_size(int64_t hidden, int64_t ffn_dim_multiplier = 4, int64_t multiple_of = 256);
 
