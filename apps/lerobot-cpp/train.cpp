@@ -79,8 +79,7 @@ LauncherFlags take_launcher_flags(Args& args) {
 constexpr int64_t kDemoEpisodes = 200;
 const std::vector<std::string> kDemoDefaults = {
     "--env.type=reach2d", "--env.image_size=64", "--steps=1800", "--batch_size=16", "--log_freq=100",
-    "--save_freq=1800", "--env_eval_freq=1800", "--eval.n_episodes=50", "--num_workers=1",
-    "--policy.pretrained_backbone_weights=null"};
+    "--save_freq=1800", "--env_eval_freq=1800", "--eval.n_episodes=50", "--num_workers=1"};
 // ACT's sizes for the demo (the default policy type there); other types keep their own defaults.
 const std::vector<std::string> kDemoActDefaults = {
     "--policy.chunk_size=10", "--policy.n_action_steps=10", "--policy.dim_model=128", "--policy.n_heads=4",
@@ -143,6 +142,9 @@ int train_main(const Args& input) {
     if (type.empty()) args.insert(args.begin(), "--policy.type=act");
     if (type.empty() || type == "act") args.insert(args.begin(), kDemoActDefaults.begin(), kDemoActDefaults.end());
     if (type == "vqbet") args.insert(args.begin(), kDemoVqbetDefaults.begin(), kDemoVqbetDefaults.end());
+    // The ResNet policies start from random weights (no download); SmolVLA needs its backbone's
+    // config and tokenizer (--policy.vlm_model_name: the Hub's SmolVLM2 by default).
+    if (type != "smolvla") args.insert(args.begin(), "--policy.pretrained_backbone_weights=null");
     args.insert(args.begin(), kDemoDefaults.begin(), kDemoDefaults.end());
   }
   // Parse before launching anything: a typo fails here, in the launcher, before any work starts.

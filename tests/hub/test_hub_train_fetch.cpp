@@ -240,3 +240,49 @@ TEST(HubBackbone, TorchvisionWeightsNamesMapToTimmsCopies) {
 
 }  // namespace
 }  // namespace lerobot::hub
+
+namespace lerobot::hub {
+namespace {
+
+// SmolVLA's --policy.vlm_model_name as a Hub id: the backbone's config.json and tokenizer files
+// are fetched once into $HF_HUB_CACHE (its weights only with load_vlm_weights=true), the run
+// trains on them, and offline a second run is served from the cache.
+TEST(HubBackbone, SmolVLABackboneByHubIdIsFetchedOnceWithOnlyTheFilesItNeeds) {
+  Scratch s;
+  const std::string commit(40, '5');
+  const fs::path vlm = fs::path(LEROBOT_SOURCE_DIR) / "tests/policies/data/smolvla_tiny_vlm";
+  Json config{{"token", "unused"}, {"faults", Json::object()},
+              {"repos", Json::array({repo("model", "HuggingFaceTB/tiny-smolvlm", commit, vlm)})}};
+  const std::string run = " --policy.type=smolvla --policy.vlm_model_name=HuggingFaceTB/tiny-smolvlm"
+                          " --policy.num_vlm_layers=4 --policy.chunk_size=4 --policy.n_action_steps=4"
+                          " --policy.max_state_dim=8 --policy.max_action_dim=8 --policy.resize_imgs_with_padding=[32,32]"
+                          " --batch_size=2 --steps=2 --num_workers=0 --dataset.root=" + s.data.string() + " --output_dir=";
+  const fs::path home = s.tmp.path / "hf_home";
+  const fs::path snapshot = home / "hub/models--HuggingFaceTB--tiny-smolvlm/snapshots" / commit;
+  {
+    testing::HubServer server(config, s.tmp.path / "server");
+    HubEnvironment env(server.endpoint(), home);
+    ASSERT_EQ(run_cli("train" + run + (s.tmp.path / "run1").string(), &s.log), 0) << s.log;
+    EXPECT_TRUE(fs::exists(snapshot / "config.json"));
+    EXPECT_TRUE(fs::exists(snapshot / "tokenizer.json"));
+    EXPECT_TRUE(fs::exists(snapshot / "tokenizer_config.json"));
+    EXPECT_FALSE(fs::exists(snapshot / "model.safetensors")) << "the weights are fetched only to be loaded";
+    EXPECT_TRUE(fs::exists(s.tmp.path / "run1/checkpoints/last/pretrained_model/tokenizer/tokenizer.json"));
+    ASSERT_EQ(run_cli("train" + run + (s.tmp.path / "run2").string() + " --policy.load_vlm_weights=true", &s.log), 0)
+        << s.log;
+    EXPECT_TRUE(fs::exists(snapshot / "model.safetensors"));
+  }
+  // Offline, from the cache; offline with an empty cache: an error naming the flag, no step.
+  HubEnvironment env("http://127.0.0.1:1", home);
+  ::setenv("HF_HUB_OFFLINE", "1", 1);
+  EXPECT_EQ(run_cli("train" + run + (s.tmp.path / "run3").string(), &s.log), 0) << s.log;
+  ::setenv("HF_HOME", (s.tmp.path / "empty_home").c_str(), 1);
+  EXPECT_EQ(run_cli("train" + run + (s.tmp.path / "run4").string(), &s.log), 2) << s.log;
+  EXPECT_NE(s.log.find("--policy.vlm_model_name"), std::string::npos) << s.log;
+  EXPECT_NE(s.log.find("models--HuggingFaceTB--tiny-smolvlm"), std::string::npos) << s.log;
+  EXPECT_EQ(s.log.find("step:"), std::string::npos) << s.log;
+  ::unsetenv("HF_HUB_OFFLINE");
+}
+
+}  // namespace
+}  // namespace lerobot::hub

@@ -88,6 +88,21 @@ TEST(SmolVLATrain, OnlyTheExpertAndProjectionsTrainAndTheCheckpointHasLeRobotsLa
   EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
 }
 
+// The in-training evaluation in the simulator: each env's task description is tokenized for it
+// (reach2d's, the text its recorded dataset carries).
+TEST(SmolVLATrain, TheSimulatorEvaluatesItWithTheEnvsTaskText) {
+  const fs::path out = train_scratch() / "smolvla_eval";
+  run_train(tiny_smolvla_run(out, 2, {"--env.type=reach2d", "--env.image_size=64", "--env_eval_freq=2",
+                                      "--eval.n_episodes=2", "--eval.batch_size=2", "--env.episode_length=12"}));
+  std::ifstream in(out / "train_metrics.jsonl");
+  int evals = 0;
+  for (std::string line; std::getline(in, line);) {
+    const Json j = Json::parse(line);
+    if (j.contains("pc_success")) ++evals;
+  }
+  EXPECT_EQ(evals, 1);
+}
+
 TEST(SmolVLATrain, TheTaskTextReachesThePolicy) {
   const fs::path out = train_scratch() / "smolvla_task";
   run_train(tiny_smolvla_run(out, 1));
