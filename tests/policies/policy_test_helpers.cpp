@@ -71,4 +71,9 @@ std::string make_temp_dir(const std::string& tag) {
   return fresh_temp_dir("policies_" + tag + "_" + std::to_string(counter++)).string();
 }
 
+torch::Tensor reference_formula(int64_t n, int64_t k, double scale) {
+  auto i = torch::arange(n, torch::kFloat64);
+  return (i * 0.7 + (0.3 * static_cast<double>(k) + 0.1)).sin().mul(scale).to(torch::kFloat);
+}
+
 }  // namespace lerobot::testing

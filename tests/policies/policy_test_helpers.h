@@ -26,4 +26,8 @@ Batch random_diffusion_batch(const DiffusionConfig& c, int64_t b, uint64_t seed)
 
 std::string make_temp_dir(const std::string& tag);
 
+// The reference scripts' weight formula (scripts/python_lerobot/*_reference.py):
+// scale · sin(0.7 i + 0.3 k + 0.1) over i = 0..n-1 in float64, then float32.
+torch::Tensor reference_formula(int64_t n, int64_t k, double scale);
+
 }  // namespace lerobot::testing

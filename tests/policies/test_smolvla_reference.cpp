@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "lerobot/common/config/json.h"
+#include "policy_test_helpers.h"
 #include "lerobot/policies/smolvla/modeling_smolvla.h"
 
 namespace lerobot {
@@ -26,11 +27,8 @@ const Json& reference() {
 
 std::filesystem::path vlm_dir() { return std::string(LEROBOT_SOURCE_DIR) + "/tests/policies/data/smolvla_tiny_vlm"; }
 
-// The script's formula: scale · sin(0.7 i + 0.3 k + 0.1) in float64, then float32.
-torch::Tensor formula(int64_t n, int64_t k, double scale) {
-  auto i = torch::arange(n, torch::kFloat64);
-  return (i * 0.7 + (0.3 * static_cast<double>(k) + 0.1)).sin().mul(scale).to(torch::kFloat);
-}
+// The script's formula (policy_test_helpers.h).
+torch::Tensor formula(int64_t n, int64_t k, double scale) { return testing::reference_formula(n, k, scale); }
 
 SmolVLAConfig reference_config(const std::string& variant) {
   const auto& r = reference();

@@ -11,6 +11,7 @@
 #define LEROBOT_AUTOCAST_COMPAT
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/common/config/json.h"
+#include "policy_test_helpers.h"
 #include "lerobot/policies/vqbet/modeling_vqbet.h"
 
 namespace lerobot {
@@ -24,11 +25,8 @@ const Json& reference() {
   return j;
 }
 
-// The script's formula: scale · sin(0.7 i + 0.3 k + 0.1) in float64, then float32.
-torch::Tensor formula(int64_t n, int64_t k, double scale) {
-  auto i = torch::arange(n, torch::kFloat64);
-  return (i * 0.7 + (0.3 * static_cast<double>(k) + 0.1)).sin().mul(scale).to(torch::kFloat);
-}
+// The script's formula (policy_test_helpers.h).
+torch::Tensor formula(int64_t n, int64_t k, double scale) { return testing::reference_formula(n, k, scale); }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -32,11 +32,7 @@ std::vector<std::string> tiny_smolvla_run(const fs::path& out, int64_t steps, st
   return args;
 }
 
-TensorMap weights(const fs::path& run, int step) {
-  char name[16];
-  std::snprintf(name, sizeof name, "%06d", step);
-  return load_safetensors(run / "checkpoints" / name / "pretrained_model/model.safetensors");
-}
+TensorMap weights(const fs::path& run, int step) { return testing::checkpoint_weights(run, step); }
 
 TEST(SmolVLATrain, OnlyTheExpertAndProjectionsTrainAndTheCheckpointHasLeRobotsLayout) {
   const fs::path out = train_scratch() / "smolvla_run";

@@ -30,11 +30,7 @@ std::vector<std::string> tiny_vqbet_run(const fs::path& out, int64_t steps, std:
   return args;
 }
 
-TensorMap weights(const fs::path& run, int step) {
-  char name[16];
-  std::snprintf(name, sizeof name, "%06d", step);
-  return load_safetensors(run / "checkpoints" / name / "pretrained_model/model.safetensors");
-}
+TensorMap weights(const fs::path& run, int step) { return testing::checkpoint_weights(run, step); }
 
 bool same(const TensorMap& a, const TensorMap& b, const std::string& key) { return torch::equal(a.at(key), b.at(key)); }
 

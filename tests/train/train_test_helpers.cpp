@@ -76,4 +76,10 @@ int count_different_tensors(const fs::path& a, const fs::path& b) {
   return differ;
 }
 
+TensorMap checkpoint_weights(const fs::path& run, int step) {
+  char name[16];
+  std::snprintf(name, sizeof name, "%06d", step);
+  return load_safetensors(run / "checkpoints" / name / "pretrained_model/model.safetensors");
+}
+
 }  // namespace lerobot::testing

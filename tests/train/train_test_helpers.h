@@ -8,6 +8,7 @@
 
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/fs.h"
+#include "lerobot/common/safetensors_torch.h"
 #include "lerobot/train/trainer.h"
 #include "support/run_command.h"  // run_cli, run_shell
 
@@ -26,5 +27,7 @@ void edit_json(const fs::path& file, const std::function<void(Json&)>& edit);
 
 // Number of tensors that differ (or are missing) between two safetensors files; 0: identical.
 int count_different_tensors(const fs::path& a, const fs::path& b);
+// The model weights of run `run`'s checkpoint after `step` (checkpoints/<step, 6 digits>/).
+TensorMap checkpoint_weights(const fs::path& run, int step);
 
 }  // namespace lerobot::testing

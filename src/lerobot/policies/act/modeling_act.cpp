@@ -1,4 +1,5 @@
 // ACTPolicy: loss, inference queue and temporal ensembling (see modeling_act.h).
+#include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/act/modeling_act.h"
 
 #include "lerobot/common/error.h"
@@ -86,13 +87,7 @@ torch::Tensor ACTPolicy::select_action(const Batch& batch) {
   torch::NoGradGuard no_grad;
   eval();
   if (ensembler_) return ensembler_->update(next_chunk(batch));
-  if (queue_.empty()) {
-    auto chunk = next_chunk(batch).narrow(1, 0, config_.n_action_steps);  // (B, n, A)
-    for (int64_t i = 0; i < chunk.size(1); ++i) queue_.push_back(chunk.select(1, i));
-  }
-  auto action = queue_.front();
-  queue_.pop_front();
-  return action;
+  return pop_queued_action(queue_, config_.n_action_steps, [&] { return next_chunk(batch); });
 }
 
 std::vector<PolicyParamGroup> ACTPolicy::optim_param_groups() {

@@ -109,12 +109,7 @@ std::optional<std::vector<int64_t>> SmolVLAConfig::action_delta_indices() const 
 
 std::optional<TrainingPreset> SmolVLAConfig::training_preset() const {
   TrainingPreset p;
-  p.optimizer.type = "adamw";
-  p.optimizer.lr = optimizer_lr;
-  p.optimizer.betas = optimizer_betas;
-  p.optimizer.eps = optimizer_eps;
-  p.optimizer.weight_decay = optimizer_weight_decay;
-  p.optimizer.grad_clip_norm = optimizer_grad_clip_norm;
+  p.optimizer = {"adamw", optimizer_lr, optimizer_weight_decay, optimizer_betas, optimizer_eps, optimizer_grad_clip_norm};
   SchedulerPreset s;
   s.type = "cosine_decay_with_warmup";
   s.num_warmup_steps = scheduler_warmup_steps;

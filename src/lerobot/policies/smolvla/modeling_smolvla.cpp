@@ -3,6 +3,7 @@
 
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
+#include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/smolvla/vlm_weights.h"
 
 namespace lerobot {
@@ -27,8 +28,9 @@ const torch::Tensor& need(const Batch& batch, const std::string& key) {
 
 }  // namespace
 
-torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device) {
-  auto concentration = torch::tensor({1.5f, 1.0f}).expand({batch, 2});
+torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device, bool on_device) {
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(on_device ? device : torch::Device(torch::kCPU));
+  auto concentration = torch::cat({torch::full({1}, 1.5, opts), torch::full({1}, 1.0, opts)}).expand({batch, 2});
   auto beta = at::_sample_dirichlet(concentration).select(-1, 0);
   return (beta * 0.999 + 0.001).to(device, torch::kFloat);
 }
@@ -116,7 +118,7 @@ PolicyOutput SmolVLAPolicy::forward(const Batch& batch) {
   const auto& action = need(batch, "action");
   const std::vector<int64_t> shape = {action.size(0), action.size(1), config_.max_action_dim};
   auto noise = torch::normal(0.0, 1.0, shape, c10::nullopt, action.options().dtype(torch::kFloat));
-  auto time = sample_flow_time(action.size(0), action.device());
+  auto time = sample_flow_time(action.size(0), action.device(), device_side_time_);
   return forward(batch, noise, time);
 }
 
@@ -156,13 +158,13 @@ torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch, const torc
 }
 
 torch::Tensor SmolVLAPolicy::select_action(const Batch& batch) {
-  if (action_queue_.empty()) {
-    auto chunk = next_chunk(batch).narrow(1, 0, config_.n_action_steps);  // (B, n, A)
-    for (int64_t i = 0; i < chunk.size(1); ++i) action_queue_.push_back(chunk.select(1, i));
-  }
-  auto a = action_queue_.front();
-  action_queue_.pop_front();
-  return a;
+  return pop_queued_action(action_queue_, config_.n_action_steps, [&] { return next_chunk(batch); });
+}
+
+std::string SmolVLAPolicy::graph_capture_blocker() const {
+  if (config_.pad_language_to == "longest")
+    return "the language tokens' length follows the batch's longest task (pass --policy.pad_language_to=max_length)";
+  return "SmolVLA's captured step has not been run on a GPU yet";
 }
 
 std::vector<PolicyParamGroup> SmolVLAPolicy::optim_param_groups() {

@@ -37,6 +37,12 @@ class SmolVLAPolicy : public Policy {
   // LeRobot's get_optim_params: every parameter, the frozen ones included (they get no gradient,
   // so the optimizer skips them; they keep their places in the optimizer's parameter numbering).
   std::vector<PolicyParamGroup> optim_param_groups() override;
+  // The captured (CUDA-graph) training step is refused for now: not yet run on a GPU, and with
+  // pad_language_to=longest the token length changes with the batch's tasks.
+  std::string graph_capture_blocker() const override;
+  // On: the flow time's Beta draw runs on the policy's device (capturable); off: on the CPU
+  // generator, as LeRobot draws it.
+  void set_device_side_randomness(bool on) override { device_side_time_ = on; }
 
   VLAFlowMatching model{nullptr};
 
@@ -44,12 +50,14 @@ class SmolVLAPolicy : public Policy {
   VlaInputs prepare_inputs(const Batch& batch) const;
   SmolVLAConfig config_;
   int64_t action_dim_ = 0;
+  bool device_side_time_ = false;
   std::deque<torch::Tensor> action_queue_;
 };
 
-// openpi's flow-matching time: Beta(1.5, 1) · 0.999 + 0.001, drawn on the CPU generator as
-// torch.distributions.Beta draws it (a Dirichlet over (1.5, 1)), then moved to `device`.
-torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device);
+// openpi's flow-matching time: Beta(1.5, 1) · 0.999 + 0.001, drawn as torch.distributions.Beta
+// draws it (a Dirichlet over (1.5, 1)): on the CPU generator, then moved to `device` (LeRobot's
+// way), or with `on_device` on that device's generator.
+torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device, bool on_device = false);
 // The files SmolVLA reads from its backbone folder (the weights too with load_vlm_weights).
 std::vector<std::string> smolvla_backbone_files(const SmolVLAConfig& config, bool with_weights);
 // The id of a tokenizer's added token (tokenizer.json's added_tokens, else its vocabulary).

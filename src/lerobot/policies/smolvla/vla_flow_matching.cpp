@@ -72,8 +72,10 @@ VLAFlowMatchingImpl::Embedded VLAFlowMatchingImpl::embed_prefix(const VlaInputs&
   std::vector<int64_t> att;
   const int64_t b = in.state.size(0);
   auto device = in.state.device();
-  auto special = [&](std::vector<int64_t> ids) {
-    auto t = torch::tensor(ids, torch::TensorOptions().dtype(torch::kInt64)).to(device);
+  auto special = [&](std::vector<int64_t> ids) {  // made on the device: no host-to-device copy
+    std::vector<torch::Tensor> parts;
+    for (int64_t id : ids) parts.push_back(torch::full({1}, id, torch::TensorOptions().dtype(torch::kInt64).device(device)));
+    auto t = torch::cat(parts);
     auto emb = vlm_with_expert->embed_language_tokens(t).unsqueeze(0).expand({b, -1, -1});
     embs.push_back(emb);
     pads.push_back(torch::ones({b, emb.size(1)}, torch::TensorOptions().dtype(torch::kBool).device(device)));
@@ -99,8 +101,15 @@ VLAFlowMatchingImpl::Embedded VLAFlowMatchingImpl::embed_prefix(const VlaInputs&
   pads.push_back(torch::ones({b, state.size(1)}, torch::TensorOptions().dtype(torch::kBool).device(device)));
   att.insert(att.end(), state.size(1), 1);  // images and language do not attend to the state
 
-  Embedded e{torch::cat(embs, 1), torch::cat(pads, 1),
-             torch::tensor(att, torch::TensorOptions().dtype(torch::kInt64)).to(device).unsqueeze(0)};
+  // The 0/1 blocks, made on the device from runs of equal values (no host-to-device copy).
+  std::vector<torch::Tensor> runs;
+  for (size_t i = 0; i < att.size();) {
+    size_t j = i;
+    while (j < att.size() && att[j] == att[i]) ++j;
+    runs.push_back(torch::full({static_cast<int64_t>(j - i)}, att[i], torch::TensorOptions().dtype(torch::kInt64).device(device)));
+    i = j;
+  }
+  Embedded e{torch::cat(embs, 1), torch::cat(pads, 1), torch::cat(runs).unsqueeze(0)};
   const int64_t len = e.pad_masks.size(1);
   if (len < config_.prefix_length) {
     const int64_t extra = config_.prefix_length - len;
