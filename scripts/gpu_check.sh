@@ -151,6 +151,19 @@ real_runs() {  # lerobot-cpp train on CUDA (whole-step graphs, the loader's pinn
   run eval_cuda 60 "$LR" eval --policy.path=$D/run/checkpoints/last/pretrained_model --env.type=reach2d \
     --policy.device=cuda --eval.n_episodes=20 --eval.batch_size=10 --output_dir=$D/eval
   grep -E "CUDA graphs|pc_success|eval_s|error" "$L/eval_cuda.log" | sed 's/^/  eval| /' >>"$S"
+  # SmolVLA on CUDA (never run on a GPU before session 20's port): the tests' tiny backbone, float32
+  # and bfloat16 (load_vlm_weights), then eval with the env's task text (inference graphs or not).
+  local svla="--policy.type=smolvla --dataset.root=$D/reach2d --policy.device=cuda --batch_size=8 --steps=100
+    --log_freq=50 --num_workers=2 --policy.vlm_model_name=$PWD/tests/policies/data/smolvla_tiny_vlm
+    --policy.num_vlm_layers=4 --policy.chunk_size=10 --policy.n_action_steps=10 --policy.max_state_dim=8
+    --policy.max_action_dim=8 --policy.resize_imgs_with_padding=[32,32]"
+  run smolvla_cuda 60 "$LR" train $svla --output_dir=$D/svla
+  run smolvla_bf16_cuda 60 "$LR" train $svla --policy.load_vlm_weights=true --output_dir=$D/svla_bf16
+  run smolvla_eval_cuda 60 "$LR" eval --policy.path=$D/svla/checkpoints/last/pretrained_model --env.type=reach2d \
+    --policy.device=cuda --eval.n_episodes=10 --eval.batch_size=10 --output_dir=$D/svla_eval
+  for f in smolvla_cuda smolvla_bf16_cuda smolvla_eval_cuda; do
+    grep -E "step:|CUDA graph|pc_success|error" "$L/$f.log" | head -6 | sed "s/^/  $f| /" >>"$S"
+  done
 }
 if phase gpu; then
   real_runs &
