@@ -13,7 +13,8 @@ for three configurations: LeRobot's defaults (cross-attention every other layer,
 the VLM) on two cameras plus one empty camera; a half-depth expert (self-attention in the first of four layers) with image special tokens and a
 padded prefix; self-attention in every layer; and load_vlm_weights, with which LeRobot loads the
 backbone in bfloat16 (and builds the expert in bfloat16 but for its cross-attention k/v
-projections): the mixed-precision path of fine-tuning lerobot/smolvla_base. (Self-attention with a shallower expert is left out:
+projections): the mixed-precision path of fine-tuning lerobot/smolvla_base; and adapt_to_pi_aloha
+(14-dim state and action: the Aloha joint flips and gripper conversions). (Self-attention with a shallower expert is left out:
 LeRobot's own denoising fails on it, torch.cat of an empty list.)
 
     python3 smolvla_reference.py VLM_DIR OUT.json
@@ -37,7 +38,10 @@ VARIANTS = {
     "half_expert": dict(num_expert_layers=2, self_attn_every_n_layers=4, add_image_special_tokens=True, prefix_length=40, empty_cameras=0),
     "self_attn": dict(attention_mode="self_attn", empty_cameras=0),
     "bf16_backbone": dict(load_vlm_weights=True, empty_cameras=0),
+    "aloha": dict(adapt_to_pi_aloha=True, empty_cameras=0, max_state_dim=16, max_action_dim=16),
 }
+# The Aloha conversion flips and converts joints 1, 2, 6, 8, 9 and 13: 14-dim state and action.
+DIMS = {"aloha": (14, 14)}
 STATE, ACTION = 3, 2
 CAMERAS = {"observation.images.top": (3, 24, 40), "observation.images.wrist": (3, 32, 32)}
 TASKS = ["Pick up the red cube and place it in the bin.", "stack 2 blocks\n"]
@@ -65,20 +69,26 @@ def fill(policy):
                 x.copy_(t(x.numel(), k, FILL_SCALE, x.shape))
 
 
+def dims(variant):
+    return DIMS.get(variant, (STATE, ACTION))
+
+
 def make_policy(vlm_dir, variant):
     cfg = SmolVLAConfig(vlm_model_name=vlm_dir, **{**BASE, **VARIANTS[variant]})
+    state, action = dims(variant)
     cfg.input_features = {k: PolicyFeature(type=FeatureType.VISUAL, shape=s) for k, s in CAMERAS.items()}
-    cfg.input_features["observation.state"] = PolicyFeature(type=FeatureType.STATE, shape=(STATE,))
-    cfg.output_features = {"action": PolicyFeature(type=FeatureType.ACTION, shape=(ACTION,))}
+    cfg.input_features["observation.state"] = PolicyFeature(type=FeatureType.STATE, shape=(state,))
+    cfg.output_features = {"action": PolicyFeature(type=FeatureType.ACTION, shape=(action,))}
     policy = SmolVLAPolicy(cfg)
     fill(policy)
     return cfg, policy
 
 
-def inputs(tokens, mask):
+def inputs(tokens, mask, variant="default"):
+    state, action = dims(variant)
     batch = {k: 0.5 + 0.5 * t(B * int(np.prod(s)), 200 + i, 1.0, (B, *s)) for i, (k, s) in enumerate(CAMERAS.items())}
-    batch["observation.state"] = t(B * STATE, 210, 1.0, (B, STATE))
-    batch["action"] = t(B * 5 * ACTION, 211, 1.0, (B, 5, ACTION))
+    batch["observation.state"] = t(B * state, 210, 1.0, (B, state))
+    batch["action"] = t(B * 5 * action, 211, 1.0, (B, 5, action))
     pad = torch.zeros(B, 5, dtype=torch.bool)
     pad[1, 3:] = True
     batch["action_is_pad"] = pad
@@ -98,7 +108,9 @@ def grad_sum(policy, name):
 
 def record(vlm_dir, variant):
     cfg, policy = make_policy(vlm_dir, variant)
-    out = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in {**BASE, **VARIANTS[variant]}.items()}}
+    out = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in {**BASE, **VARIANTS[variant]}.items()},
+           "state_dim": dims(variant)[0], "action_dim": dims(variant)[1]}
+    m = cfg.max_action_dim
     out["keys"] = {k: {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
                    for k, v in policy.state_dict().items()}
     out["parameters"] = [n for n, _ in policy.named_parameters()]
@@ -121,11 +133,15 @@ def record(vlm_dir, variant):
     out["token_mask"] = mask.tolist()
     out["processor_steps"] = [type(s).__name__ for s in pre.steps]
 
-    batch = inputs(tokens, mask)
-    noise = t(B * 5 * 8, 220, 1.0, (B, 5, 8))
+    batch = inputs(tokens, mask, variant)
+
+    def fresh():  # LeRobot's Aloha conversion writes into the batch's tensors: each call gets copies
+        return {k: v.clone() for k, v in batch.items()}
+
+    noise = t(B * 5 * m, 220, 1.0, (B, 5, m))
     time = torch.tensor([0.3, 0.8])
     policy.train()
-    loss, info = policy.forward(dict(batch), noise=noise, time=time)
+    loss, info = policy.forward(fresh(), noise=noise, time=time)
     loss.backward()
     out["loss"] = float(loss)
     out["values"] = {k: float(v) for k, v in info.items()}
@@ -141,13 +157,13 @@ def record(vlm_dir, variant):
 
     policy.zero_grad()
     torch.manual_seed(7)
-    loss, _ = policy.forward(dict(batch))
+    loss, _ = policy.forward(fresh())
     out["seeded_loss"] = float(loss)
 
     policy.eval()
     policy.reset()
     with torch.no_grad():
-        chunk = policy.predict_action_chunk(dict(batch), noise=t(B * 5 * 8, 221, 1.0, (B, 5, 8)))
+        chunk = policy.predict_action_chunk(fresh(), noise=t(B * 5 * m, 221, 1.0, (B, 5, m)))
     out["chunk"] = flat(chunk)
     out["chunk_shape"] = list(chunk.shape)
     return out

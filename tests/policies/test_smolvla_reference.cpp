@@ -3,8 +3,9 @@
 // the tiny SmolVLM folder tests/policies/data/smolvla_tiny_vlm (made by smolvla_tiny_vlm.py with
 // transformers 5.12.1), fills every weight from a formula (computed here the same way) and records
 // its state-dict layout, trainable parameters, tokenized tasks, loss, gradients and action chunk,
-// for three layouts of the VLM and expert, and with the backbone loaded as LeRobot loads it
-// (load_vlm_weights: bfloat16 VLM and expert, float32 cross-attention k/v and projections).
+// for three layouts of the VLM and expert, with the backbone loaded as LeRobot loads it
+// (load_vlm_weights: bfloat16 VLM and expert, float32 cross-attention k/v and projections), and
+// with the Aloha conversions (adapt_to_pi_aloha, 14-dim state and action).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,8 +41,8 @@ SmolVLAConfig reference_config(const std::string& variant) {
   apply_json(cfg, j, "reference");
   for (const auto& [key, shape] : r["cameras"].items())
     cfg.input_features[key] = {"VISUAL", shape.get<std::vector<int64_t>>()};
-  cfg.input_features["observation.state"] = {"STATE", {r["state_dim"].get<int64_t>()}};
-  cfg.output_features["action"] = {"ACTION", {r["action_dim"].get<int64_t>()}};
+  cfg.input_features["observation.state"] = {"STATE", {r["variants"][variant]["state_dim"].get<int64_t>()}};
+  cfg.output_features["action"] = {"ACTION", {r["variants"][variant]["action_dim"].get<int64_t>()}};
   cfg.input_feature_order = {"observation.images.top", "observation.images.wrist", "observation.state"};
   return cfg;
 }
@@ -76,8 +77,8 @@ Batch inputs(const std::string& variant) {
     shape.insert(shape.begin(), b);
     batch[key] = 0.5 + 0.5 * t(200 + i++, shape);
   }
-  batch["observation.state"] = t(210, {b, r["state_dim"].get<int64_t>()});
-  batch["action"] = t(211, {b, 5, r["action_dim"].get<int64_t>()});
+  batch["observation.state"] = t(210, {b, v["state_dim"].get<int64_t>()});
+  batch["action"] = t(211, {b, 5, v["action_dim"].get<int64_t>()});
   auto pad = torch::zeros({b, 5}, torch::kBool);
   pad.index_put_({1, torch::indexing::Slice(3, torch::indexing::None)}, true);
   batch["action_is_pad"] = pad;
@@ -138,7 +139,8 @@ TEST_P(SmolVLAReference, LossLoggedValuesAndGradientsMatchLeRobot) {
   auto policy = make_policy(GetParam());
   policy->train();
   const int64_t b = reference()["batch"];
-  auto out = policy->forward(inputs(GetParam()), t(220, {b, 5, 8}), torch::tensor({0.3f, 0.8f}));
+  const int64_t m = v["config"]["max_action_dim"];
+  auto out = policy->forward(inputs(GetParam()), t(220, {b, 5, m}), torch::tensor({0.3f, 0.8f}));
   out.loss.backward();
   const double tol = tolerance(GetParam(), 1e-5);
   expect_close(out.loss.item<double>(), v["loss"].get<double>(), tol, "loss");
@@ -179,14 +181,15 @@ TEST_P(SmolVLAReference, KvCachedDenoisingGivesLeRobotsChunk) {
   const auto& v = reference()["variants"][GetParam()];
   auto policy = make_policy(GetParam());
   const int64_t b = reference()["batch"];
-  auto chunk = policy->predict_action_chunk(inputs(GetParam()), t(221, {b, 5, 8}));
+  const int64_t m = v["config"]["max_action_dim"];
+  auto chunk = policy->predict_action_chunk(inputs(GetParam()), t(221, {b, 5, m}));
   EXPECT_EQ(chunk.sizes().vec(), v["chunk_shape"].get<std::vector<int64_t>>());
   auto want = torch::tensor(v["chunk"].get<std::vector<double>>()).to(torch::kFloat).view(chunk.sizes());
   const double scale = std::max(1.0, want.abs().max().item<double>());
   EXPECT_LT((chunk - want).abs().max().item<double>(), tolerance(GetParam(), 2e-5) * scale) << chunk << want;
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLAReference, ::testing::Values("default", "half_expert", "self_attn", "bf16_backbone"));
+INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLAReference, ::testing::Values("default", "half_expert", "self_attn", "bf16_backbone", "aloha"));
 
 }  // namespace
 }  // namespace lerobot

@@ -41,6 +41,11 @@ constexpr const char* kTokenMaskKey = "observation.language.attention_mask";
 
 void LanguageProcessing::tokenize(const std::vector<std::string>& tasks, Batch& batch,
                                   const torch::Device& device) const {
+  for (const auto& [key, t] : batch)  // one task per row
+    if (t.dim() > 0 && t.size(0) != static_cast<int64_t>(tasks.size()))
+      throw_usage("the batch has " + std::to_string(t.size(0)) + " rows ('" + key + "') but " +
+                      std::to_string(tasks.size()) + " task strings",
+                  "task", "give each observation its task");
   std::vector<std::string> texts = tasks;
   if (newline)
     for (auto& t : texts)

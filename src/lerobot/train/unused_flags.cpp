@@ -15,7 +15,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"policy.gradient_checkpointing", "no activation checkpointing in the LibTorch port"},
       {"policy.compile_model", "no torch.compile in LibTorch"},
       {"policy.compile_mode", "no torch.compile in LibTorch"},
-      {"policy.adapt_to_pi_aloha", "SmolVLA's Aloha conversion is not ported: true is refused"},
       {"policy.use_delta_joint_actions_aloha", "not ported (LeRobot refuses true too): true is refused"},
       {"policy.rtc_config", "SmolVLA's real-time chunking is not ported: an enabled config is refused"},
       {"checkpoint_format", "only safetensors is written (other values are refused)"},

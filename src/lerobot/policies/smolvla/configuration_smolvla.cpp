@@ -62,8 +62,10 @@ void SmolVLAConfig::validate() const {
   if (use_delta_joint_actions_aloha)
     throw_usage("use_delta_joint_actions_aloha is not ported (LeRobot raises NotImplementedError too)",
                 "policy.use_delta_joint_actions_aloha", "pass --policy.use_delta_joint_actions_aloha=false");
-  if (adapt_to_pi_aloha)
-    throw_usage("adapt_to_pi_aloha (Aloha's gripper and joint conversion) is not ported yet",
+  if (adapt_to_pi_aloha && !output_features.empty() && output_features.count("action") &&
+      !output_features.at("action").shape.empty() && output_features.at("action").shape[0] < 14)
+    throw_usage("adapt_to_pi_aloha converts Aloha's 14 joints (1, 2, 6, 8, 9, 13) but the action has " +
+                    std::to_string(output_features.at("action").shape[0]) + " values",
                 "policy.adapt_to_pi_aloha", "pass --policy.adapt_to_pi_aloha=false");
   if (!rtc_config.is_null() && rtc_config.value("enabled", false))
     throw_usage("real-time chunking is not ported", "policy.rtc_config", "pass --policy.rtc_config=null");

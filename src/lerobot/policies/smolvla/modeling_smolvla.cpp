@@ -16,6 +16,29 @@ torch::Tensor pad_last_dim(const torch::Tensor& x, int64_t size) {
   return F::pad(x, F::PadFuncOptions({0, size - x.size(-1)}));
 }
 
+// LeRobot's Aloha conversions (adapt_to_pi_aloha), on the values the policy sees: joints 1, 2, 8
+// and 9 flipped, the grippers (6, 13) mapped between Aloha's linear space and pi's angular one.
+torch::Tensor unnormalize(const torch::Tensor& x, double lo, double hi) { return x * (hi - lo) + lo; }
+torch::Tensor normalize(const torch::Tensor& x, double lo, double hi) { return (x - lo) / (hi - lo); }
+
+torch::Tensor gripper_to_angular(torch::Tensor v) {
+  v = unnormalize(v, 0.01844, 0.05800);
+  const double arm = 0.036, horn = 0.022;  // Interbotix's linear_to_radian
+  v = torch::arcsin(torch::clamp((v.pow(2) + horn * horn - arm * arm) / (v * (2 * horn)), -1.0, 1.0));
+  return normalize(v, 0.4, 1.5);
+}
+torch::Tensor gripper_from_angular(const torch::Tensor& v) { return normalize(unnormalize(v, 0.4, 1.5), -0.6213, 1.4910); }
+torch::Tensor gripper_from_angular_inv(const torch::Tensor& v) { return normalize(unnormalize(v, -0.6213, 1.4910), 0.4, 1.5); }
+
+// x (..., 14+): a copy with the joints flipped and `gripper` applied to 6 and 13.
+template <class Fn>
+torch::Tensor aloha_convert(const torch::Tensor& x, Fn gripper) {
+  auto y = x.clone();
+  for (int64_t i : {1, 2, 8, 9}) y.select(-1, i).mul_(-1);
+  for (int64_t i : {6, 13}) y.select(-1, i).copy_(gripper(y.select(-1, i)));
+  return y;
+}
+
 const torch::Tensor& need(const Batch& batch, const std::string& key) {
   auto it = batch.find(key);
   if (it == batch.end())
@@ -108,6 +131,7 @@ VlaInputs SmolVLAPolicy::prepare_inputs(const Batch& batch) const {
   }
   auto state = need(batch, "observation.state");
   if (state.dim() > 2) state = state.select(1, state.size(1) - 1);
+  if (config_.adapt_to_pi_aloha) state = aloha_convert(state, gripper_to_angular);
   in.state = pad_last_dim(state, config_.max_state_dim);
   in.tokens = need(batch, kLanguageTokens);
   in.token_mask = need(batch, kLanguageMask).to(torch::kBool);
@@ -124,7 +148,9 @@ PolicyOutput SmolVLAPolicy::forward(const Batch& batch) {
 
 PolicyOutput SmolVLAPolicy::forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time) {
   const VlaInputs in = prepare_inputs(batch);
-  auto actions = pad_last_dim(need(batch, "action"), config_.max_action_dim);
+  auto actions = need(batch, "action");
+  if (config_.adapt_to_pi_aloha) actions = aloha_convert(actions, gripper_from_angular_inv);
+  actions = pad_last_dim(actions, config_.max_action_dim);
   auto losses = model->forward(in, actions, noise, time).narrow(2, 0, action_dim_);
   PolicyOutput out;
   out.values["losses_after_forward"] = losses.detach().mean();
@@ -154,7 +180,8 @@ torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch) {
 torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch, const torch::Tensor& noise) {
   eval();
   torch::NoGradGuard no_grad;
-  return model->sample_actions(prepare_inputs(batch), noise).narrow(2, 0, action_dim_);
+  auto actions = model->sample_actions(prepare_inputs(batch), noise).narrow(2, 0, action_dim_);
+  return config_.adapt_to_pi_aloha ? aloha_convert(actions, gripper_from_angular) : actions;
 }
 
 torch::Tensor SmolVLAPolicy::select_action(const Batch& batch) {
