@@ -135,6 +135,10 @@ struct GradReducer::State {
       // Gloo (1.13) cannot reduce bfloat16: it gets float16, with the same 2-byte traffic.
       auto dtype = group->backend() == "gloo" ? torch::kHalf : torch::kBFloat16;
       b.comm = b.flat.to(dtype).div_(world);  // average before summing, like DDP's hook
+    } else if (b.flat.scalar_type() == torch::kBFloat16 && group->backend() == "gloo") {
+      // bfloat16 parameters (SmolVLA's backbone): Gloo (1.13) has no bfloat16 sum, so they are
+      // summed in float32 and rounded back.
+      b.comm = b.flat.to(torch::kFloat).div_(world);
     } else {
       b.comm = b.flat;
     }
