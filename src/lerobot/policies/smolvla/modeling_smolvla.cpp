@@ -1,9 +1,9 @@
 // SmolVLAPolicy (see modeling_smolvla.h).
 #include "lerobot/policies/smolvla/modeling_smolvla.h"
 
-#include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
 #include "lerobot/policies/action_queue.h"
+#include "lerobot/policies/smolvla/text_tokenizer.h"
 #include "lerobot/policies/smolvla/vlm_weights.h"
 
 namespace lerobot {
@@ -58,19 +58,10 @@ torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device, bool 
   return (beta * 0.999 + 0.001).to(device, torch::kFloat);
 }
 
-int64_t tokenizer_token_id(const std::filesystem::path& vlm_dir, const std::string& token) {
-  const auto path = vlm_dir / "tokenizer.json";
-  if (!std::filesystem::exists(path))
-    throw_checkpoint("the SmolVLA backbone folder has no tokenizer.json", path.string(),
-                     "use a SmolVLM model folder (config.json, tokenizer.json, tokenizer_config.json)");
-  const Json j = load_json_or_yaml(path);
-  if (j.contains("added_tokens"))
-    for (const auto& t : j.at("added_tokens"))
-      if (t.value("content", "") == token) return t.at("id").get<int64_t>();
-  if (j.contains("model") && j.at("model").contains("vocab") && j.at("model").at("vocab").contains(token))
-    return j.at("model").at("vocab").at(token).get<int64_t>();
-  throw_checkpoint("the tokenizer has no '" + token + "' token", path.string(),
-                   "use SmolVLM's tokenizer (it defines SmolVLA's image tokens)");
+int64_t image_token_id(const TextTokenizer& tokenizer, const std::string& name, const std::string& fallback) {
+  const auto& named = tokenizer.special_tokens();
+  auto it = named.find(name);
+  return tokenizer.token_id(it != named.end() ? it->second : fallback);
 }
 
 std::vector<std::string> smolvla_backbone_files(const SmolVLAConfig& config, bool with_weights) {
@@ -92,8 +83,11 @@ SmolVLAPolicy::SmolVLAPolicy(const SmolVLAConfig& config, const std::filesystem:
     throw_usage("SmolVLA needs an 'action' output feature", "policy.output_features");
   action_dim_ = it->second.shape[0];
   const auto arch = SmolVLMArch::from_folder(vlm_dir);
-  model = register_module("model", VLAFlowMatching(config_, arch, tokenizer_token_id(vlm_dir, "<fake_token_around_image>"),
-                                                   tokenizer_token_id(vlm_dir, "<global-img>")));
+  // LeRobot takes them from the processor's tokenizer (fake_image_token_id, global_image_token_id).
+  const TextTokenizer tokenizer = TextTokenizer::from_folder(vlm_dir);
+  model = register_module("model", VLAFlowMatching(config_, arch,
+                                                   image_token_id(tokenizer, "fake_image_token", "<fake_token_around_image>"),
+                                                   image_token_id(tokenizer, "global_image_token", "<global-img>")));
   init_transformers_weights(*model->vlm_with_expert->vlm, 0.02);
   init_expert_weights(*model->vlm_with_expert, 0.02);
   if (config_.load_vlm_weights) model->vlm_with_expert->use_bfloat16_backbone();

@@ -60,7 +60,9 @@ class SmolVLAPolicy : public Policy {
 torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device, bool on_device = false);
 // The files SmolVLA reads from its backbone folder (the weights too with load_vlm_weights).
 std::vector<std::string> smolvla_backbone_files(const SmolVLAConfig& config, bool with_weights);
-// The id of a tokenizer's added token (tokenizer.json's added_tokens, else its vocabulary).
-int64_t tokenizer_token_id(const std::filesystem::path& vlm_dir, const std::string& token);
+class TextTokenizer;
+// The id of the image token the tokenizer config names `name` (fake_image_token,
+// global_image_token), or of `fallback`, SmolVLM's own token text, when it names none.
+int64_t image_token_id(const TextTokenizer& tokenizer, const std::string& name, const std::string& fallback);
 
 }  // namespace lerobot
