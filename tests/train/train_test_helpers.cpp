@@ -1,6 +1,8 @@
 // Helpers of the #15 train-layer tests (see train_test_helpers.h).
 #include "train_test_helpers.h"
 
+#include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +76,13 @@ int count_different_tensors(const fs::path& a, const fs::path& b) {
   for (const auto& [k, v] : tb)
     if (!ta.count(k)) ++differ;
   return differ;
+}
+
+void expect_same_model_and_optimizer(const fs::path& a, const fs::path& b) {
+  ASSERT_TRUE(fs::exists(b / "pretrained_model/model.safetensors")) << b;
+  EXPECT_EQ(count_different_tensors(a / "pretrained_model/model.safetensors", b / "pretrained_model/model.safetensors"), 0);
+  EXPECT_EQ(count_different_tensors(a / "training_state/optimizer_state.safetensors",
+                                    b / "training_state/optimizer_state.safetensors"), 0);
 }
 
 TensorMap checkpoint_weights(const fs::path& run, int step) {

@@ -27,6 +27,9 @@ void edit_json(const fs::path& file, const std::function<void(Json&)>& edit);
 
 // Number of tensors that differ (or are missing) between two safetensors files; 0: identical.
 int count_different_tensors(const fs::path& a, const fs::path& b);
+// Two checkpoint folders (checkpoints/<step>) hold the same model and optimizer state, tensor for
+// tensor (the bit-identical resume tests).
+void expect_same_model_and_optimizer(const fs::path& a, const fs::path& b);
 // The model weights of run `run`'s checkpoint after `step` (checkpoints/<step, 6 digits>/).
 TensorMap checkpoint_weights(const fs::path& run, int step);
 
