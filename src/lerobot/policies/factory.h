@@ -1,4 +1,4 @@
-// make_policy: builds a policy from its config, dispatching on config.type() ("act", "diffusion", "vqbet").
+// make_policy: builds a policy from its config, dispatching on config.type() ("act", "diffusion", "vqbet", "smolvla").
 #pragma once
 
 #include <functional>

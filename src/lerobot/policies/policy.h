@@ -1,4 +1,4 @@
-// Policy: the interface every policy (ACT, Diffusion, VQ-BeT) implements, LeRobot's PreTrainedPolicy.
+// Policy: the interface every policy (ACT, Diffusion, VQ-BeT, SmolVLA) implements, LeRobot's PreTrainedPolicy.
 // A policy is a torch::nn::Module whose state dict uses LeRobot's exact key names.
 #pragma once
 

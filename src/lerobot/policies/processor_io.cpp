@@ -251,7 +251,7 @@ PolicyProcessors load_policy_processors(const fs::path& dir) {
   }
   if (!have_norm || !have_unnorm)
     throw_checkpoint(std::string("no ") + (have_norm ? "unnormalizer_processor" : "normalizer_processor") + " step",
-                     dir.string(), "the pipeline files must come from an ACT, Diffusion or VQ-BeT checkpoint");
+                     dir.string(), "the pipeline files must come from an ACT, Diffusion, VQ-BeT or SmolVLA checkpoint");
   return p;
 }
 
