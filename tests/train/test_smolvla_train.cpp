@@ -121,6 +121,21 @@ TEST(SmolVLATrain, TheTaskTextReachesThePolicy) {
   EXPECT_FALSE(torch::allclose(ca, cb)) << "the same noise, another task: another chunk";
 }
 
+// Fine-tuning a SmolVLA checkpoint on a dataset whose camera has another size: SmolVLA resizes
+// every camera itself, so LeRobot accepts it (the checkpoint's shapes stay in config.json).
+TEST(SmolVLATrain, FineTunesOnACameraOfAnotherSize) {
+  const fs::path base = train_scratch() / "smolvla_ft_base", data = train_scratch() / "reach2d_96";
+  run_train(tiny_smolvla_run(base, 1));
+  std::string log;
+  ASSERT_EQ(testing::run_cli("dataset generate --env.type=reach2d --num_episodes=2 --env.image_size=96 --output_dir=" +
+                                 data.string(), &log), 0) << log;
+  const fs::path ft = train_scratch() / "smolvla_ft";
+  run_train({"--policy.path=" + (base / "checkpoints/last/pretrained_model").string(), "--dataset.root=" + data.string(),
+             "--batch_size=2", "--steps=1", "--num_workers=0", "--output_dir=" + ft.string()});
+  const Json cfg = Json::parse(read_file(ft / "checkpoints/last/pretrained_model/config.json"));
+  EXPECT_EQ(cfg["input_features"]["observation.image"]["shape"], Json({3, 64, 64})) << "the checkpoint's shape";
+}
+
 // The resumed run is a copy of the full one stopped after its step-2 checkpoint: SmolVLA's
 // scheduler fits its decay into --steps, so a run started with fewer steps has other rates.
 TEST(SmolVLATrain, ARunResumedMidwayEndsBitIdentical) {
