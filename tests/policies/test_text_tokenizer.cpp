@@ -70,6 +70,25 @@ TEST(TextTokenizer, TinyVlmIdsMatchPython) {
     EXPECT_EQ(tok.encode(c["text"].get<std::string>()), c["ids"].get<std::vector<int64_t>>()) << c["text"];
 }
 
+// Texts are remembered after their first encoding (the training loop tokenizes the same tasks
+// every step): later calls, single or batched, give Python's ids too, as do texts past the
+// bound of what is remembered.
+TEST(TextTokenizer, RememberedTextsGiveTheSameIds) {
+  const Json ref = load(kData + "smolvla_tiny_vlm/tokenizer_cases.json");
+  const auto tok = TextTokenizer::from_folder(kData + "smolvla_tiny_vlm");
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Json& c : ref["cases"])
+      EXPECT_EQ(tok.encode(c["text"].get<std::string>()), c["ids"].get<std::vector<int64_t>>()) << pass << c["text"];
+  const auto full = TextTokenizer::from_folder(kData + "smolvla_tiny_vlm");
+  for (int i = 0; i < 5000; ++i) full.encode("task number " + std::to_string(i));  // fills what it remembers
+  for (const Json& c : ref["cases"])
+    EXPECT_EQ(full.encode(c["text"].get<std::string>()), c["ids"].get<std::vector<int64_t>>()) << "past the bound";
+  const auto again = tok.encode_batch({ref["cases"][0]["text"].get<std::string>()}, 64, true, true);
+  const auto ids = ref["cases"][0]["ids"].get<std::vector<int64_t>>();
+  ASSERT_EQ(again.input_ids.size(1), static_cast<int64_t>(ids.size()));
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(again.input_ids[0][i].item<int64_t>(), ids[i]);
+}
+
 TEST(TextTokenizer, TinyVlmPaddedBatchesMatchPython) {
   const Json ref = load(kData + "smolvla_tiny_vlm/tokenizer_cases.json");
   const auto tok = TextTokenizer::from_folder(kData + "smolvla_tiny_vlm");

@@ -37,6 +37,12 @@ const char* const kTokenizerFiles[] = {"tokenizer.json", "tokenizer_config.json"
 constexpr const char* kTokenizerArtifact = "tokenizer";
 constexpr const char* kTokensKey = "observation.language.tokens";
 constexpr const char* kTokenMaskKey = "observation.language.attention_mask";
+
+// The tokenizer of a folder, or of a model named by Hub id (`flag` names where the name came from).
+std::shared_ptr<const TextTokenizer> named_tokenizer(const std::string& name, const std::string& flag, fs::path& dir) {
+  dir = resolve_model_folder(name, {"tokenizer.json", "tokenizer_config.json"}, flag);
+  return std::make_shared<const TextTokenizer>(TextTokenizer::from_folder(dir));
+}
 }  // namespace
 
 void LanguageProcessing::tokenize(const std::vector<std::string>& tasks, Batch& batch,
@@ -94,9 +100,7 @@ PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats&
     l.newline = lang->newline;
     l.max_length = lang->max_length;
     l.padding = lang->padding;
-    l.tokenizer_dir = resolve_model_folder(lang->tokenizer_name, {"tokenizer.json", "tokenizer_config.json"},
-                                           "policy.vlm_model_name");
-    l.tokenizer = std::make_shared<const TextTokenizer>(TextTokenizer::from_folder(l.tokenizer_dir));
+    l.tokenizer = named_tokenizer(lang->tokenizer_name, "policy.vlm_model_name", l.tokenizer_dir);
     p.language = std::move(l);
   }
   return p;
@@ -237,13 +241,12 @@ PolicyProcessors load_policy_processors(const fs::path& dir) {
           if (!fs::is_directory(l.tokenizer_dir))
             throw_checkpoint("the tokenizer folder the pipeline names is missing", l.tokenizer_dir.string(),
                              "copy the whole pretrained_model directory, including its tokenizer/ folder");
+          l.tokenizer = std::make_shared<const TextTokenizer>(TextTokenizer::from_folder(l.tokenizer_dir));
         } else if (!name.empty()) {  // older checkpoints name the tokenizer by its Hub id
-          l.tokenizer_dir = resolve_model_folder(name, {"tokenizer.json", "tokenizer_config.json"},
-                                                 (dir / json_name).string() + ": tokenizer_name");
+          l.tokenizer = named_tokenizer(name, (dir / json_name).string() + ": tokenizer_name", l.tokenizer_dir);
         } else {
           throw_checkpoint("the tokenizer_processor step names no tokenizer", (dir / json_name).string());
         }
-        l.tokenizer = std::make_shared<const TextTokenizer>(TextTokenizer::from_folder(l.tokenizer_dir));
       } else if (reg != "to_batch_processor") {
         LOG_WARNING << (dir / json_name).string() << ": processor step '" << reg << "' is not supported; ignored";
       }

@@ -1,6 +1,7 @@
 // ACTConfig field declarations and checks (LeRobot's __post_init__ / validate_features).
 #include "lerobot/policies/act/configuration_act.h"
 
+#include "lerobot/policies/config_checks.h"
 #include "lerobot/policies/resnet_arch.h"
 
 namespace lerobot {
@@ -33,14 +34,10 @@ void ACTConfig::visit(FieldVisitor& v) {
 }
 
 void ACTConfig::validate() const {
-  const std::pair<const char*, int64_t> positive[] = {
+  check_positive_policy_fields({
       {"chunk_size", chunk_size}, {"n_action_steps", n_action_steps}, {"dim_model", dim_model},
       {"n_heads", n_heads}, {"dim_feedforward", dim_feedforward}, {"n_encoder_layers", n_encoder_layers},
-      {"n_decoder_layers", n_decoder_layers}, {"latent_dim", latent_dim}, {"n_vae_encoder_layers", n_vae_encoder_layers}};
-  for (const auto& [name, value] : positive)
-    if (value < 1)
-      throw_usage(std::string(name) + " must be >= 1, got " + std::to_string(value), std::string("policy.") + name,
-                  std::string("pass --policy.") + name + "=<a positive integer>");
+      {"n_decoder_layers", n_decoder_layers}, {"latent_dim", latent_dim}, {"n_vae_encoder_layers", n_vae_encoder_layers}});
   if (!(dropout >= 0.0 && dropout < 1.0))
     throw_usage("dropout must be in [0, 1), got " + std::to_string(dropout), "policy.dropout");
   if (!(optimizer_lr >= 0.0) || !(optimizer_lr_backbone >= 0.0) || !(optimizer_weight_decay >= 0.0))

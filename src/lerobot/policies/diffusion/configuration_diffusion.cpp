@@ -2,6 +2,7 @@
 #include "lerobot/policies/diffusion/configuration_diffusion.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/config_checks.h"
 #include "lerobot/policies/resnet_arch.h"
 
 namespace lerobot {
@@ -72,14 +73,10 @@ void DiffusionConfig::validate() const {
   check_positive_pair(crop_shape, "crop_shape");
   if (!(crop_ratio > 0.0 && crop_ratio <= 1.0))
     throw_usage("crop_ratio must be in (0, 1], got " + std::to_string(crop_ratio), "policy.crop_ratio");
-  const std::pair<const char*, int64_t> positive[] = {
+  check_positive_policy_fields({
       {"n_obs_steps", n_obs_steps}, {"horizon", horizon}, {"n_action_steps", n_action_steps},
       {"kernel_size", kernel_size}, {"n_groups", n_groups}, {"diffusion_step_embed_dim", diffusion_step_embed_dim},
-      {"num_train_timesteps", num_train_timesteps}, {"spatial_softmax_num_keypoints", spatial_softmax_num_keypoints}};
-  for (const auto& [name, value] : positive)
-    if (value < 1)
-      throw_usage(std::string(name) + " must be >= 1, got " + std::to_string(value), std::string("policy.") + name,
-                  std::string("pass --policy.") + name + "=<a positive integer>");
+      {"num_train_timesteps", num_train_timesteps}, {"spatial_softmax_num_keypoints", spatial_softmax_num_keypoints}});
   if (drop_n_last_frames_ < 0) throw_usage("drop_n_last_frames must be >= 0", "policy.drop_n_last_frames");
   if (num_inference_steps && (*num_inference_steps < 1 || *num_inference_steps > num_train_timesteps))
     throw_usage("num_inference_steps must be in [1, num_train_timesteps=" + std::to_string(num_train_timesteps) + "]",

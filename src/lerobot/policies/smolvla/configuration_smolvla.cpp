@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/config_checks.h"
 
 namespace lerobot {
 
@@ -69,16 +70,13 @@ void SmolVLAConfig::validate() const {
                 "policy.adapt_to_pi_aloha", "pass --policy.adapt_to_pi_aloha=false");
   if (!rtc_config.is_null() && rtc_config.value("enabled", false))
     throw_usage("real-time chunking is not ported", "policy.rtc_config", "pass --policy.rtc_config=null");
-  const std::pair<const char*, int64_t> positive[] = {{"chunk_size", chunk_size},
+  check_positive_policy_fields({{"chunk_size", chunk_size},
                                                       {"n_action_steps", n_action_steps},
                                                       {"max_state_dim", max_state_dim},
                                                       {"max_action_dim", max_action_dim},
                                                       {"tokenizer_max_length", tokenizer_max_length},
                                                       {"num_steps", num_steps},
-                                                      {"n_obs_steps", n_obs_steps}};
-  for (const auto& [name, value] : positive)
-    if (value < 1)
-      throw_usage(std::string(name) + " must be >= 1, got " + std::to_string(value), std::string("policy.") + name);
+                                                      {"n_obs_steps", n_obs_steps}});
   if (empty_cameras < 0) throw_usage("empty_cameras must be >= 0", "policy.empty_cameras");
   if (attention_mode != "self_attn" && attention_mode.find("cross") == std::string::npos)
     throw_usage("attention_mode '" + attention_mode + "' is neither self_attn nor a cross-attention mode",

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 
@@ -116,6 +117,23 @@ struct Pipeline {
     }
     return ids;
   }
+
+  // encode_content, remembered per text: a training run tokenizes its dataset's few tasks every
+  // step (B texts per batch), which BPE would redo each time. Bounded, so that an endless stream of
+  // new texts (a robot's prompts) only stops being remembered.
+  std::vector<int64_t> encode_content_cached(const std::string& utf8) const {
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex);
+      if (auto it = cache.find(utf8); it != cache.end()) return it->second;
+    }
+    std::vector<int64_t> ids = encode_content(utf8);
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (cache.size() < kCacheEntries) cache.emplace(utf8, ids);
+    return ids;
+  }
+  static constexpr size_t kCacheEntries = 4096;
+  mutable std::mutex cache_mutex;
+  mutable std::unordered_map<std::string, std::vector<int64_t>> cache;
 };
 
 }  // namespace tokenizer_detail
@@ -305,7 +323,7 @@ TextTokenizer TextTokenizer::from_folder(const std::filesystem::path& dir) {
 }
 
 std::vector<int64_t> TextTokenizer::encode(const std::string& utf8) const {
-  return pipeline_->post.apply(pipeline_->encode_content(utf8));
+  return pipeline_->post.apply(pipeline_->encode_content_cached(utf8));
 }
 
 TextTokenizer::Encoded TextTokenizer::encode_batch(const std::vector<std::string>& texts, int64_t max_length,
@@ -321,7 +339,7 @@ TextTokenizer::Encoded TextTokenizer::encode_batch(const std::vector<std::string
   std::vector<std::vector<int64_t>> rows;
   int64_t width = longest ? 0 : max_length;
   for (const std::string& text : texts) {
-    std::vector<int64_t> ids = p.encode_content(text);
+    std::vector<int64_t> ids = p.encode_content_cached(text);
     const auto keep = static_cast<size_t>(std::max<int64_t>(max_length - added, 0));
     if (truncation && ids.size() > keep) {  // tokenizers truncates before adding special tokens
       if (p.truncate_left)

@@ -2,6 +2,7 @@
 #include "lerobot/policies/vqbet/configuration_vqbet.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/config_checks.h"
 #include "lerobot/policies/resnet_arch.h"
 
 namespace lerobot {
@@ -47,7 +48,7 @@ void VQBeTConfig::visit(FieldVisitor& v) {
 
 void VQBeTConfig::validate() const {
   check_resnet_arch(vision_backbone, "policy.vision_backbone");
-  const std::pair<const char*, int64_t> positive[] = {
+  check_positive_policy_fields({
       {"n_obs_steps", n_obs_steps},
       {"n_action_pred_token", n_action_pred_token},
       {"action_chunk_size", action_chunk_size},
@@ -60,11 +61,7 @@ void VQBeTConfig::validate() const {
       {"gpt_output_dim", gpt_output_dim},
       {"gpt_n_layer", gpt_n_layer},
       {"gpt_n_head", gpt_n_head},
-      {"gpt_hidden_dim", gpt_hidden_dim}};
-  for (const auto& [name, value] : positive)
-    if (value < 1)
-      throw_usage(std::string(name) + " must be >= 1, got " + std::to_string(value), std::string("policy.") + name,
-                  std::string("pass --policy.") + name + "=<a positive integer>");
+      {"gpt_hidden_dim", gpt_hidden_dim}});
   if (n_vqvae_training_steps < 0) throw_usage("n_vqvae_training_steps must be >= 0", "policy.n_vqvae_training_steps");
   if (gpt_hidden_dim % gpt_n_head != 0)
     throw_usage("gpt_hidden_dim (" + std::to_string(gpt_hidden_dim) + ") must be a multiple of gpt_n_head (" +
