@@ -135,7 +135,7 @@ pack
 fi
 
 # ---- the tests that need a GPU, beside a real run on CUDA (the GPU has room for both) -----------
-GPU_TESTS='GraphedInference|NcclOneProcess|TrainDevice|DeviceMemoryPeak|CudaMathSettings|ResolveDevice|CapturedUpdateStep|StepCapture|StaticBatch|BuildCheck|Trainer[.]NonFinite|Trainer[.]Bf16|Fused|Optimizer|Foreach'
+GPU_TESTS='GraphedInference|NcclOneProcess|TrainDevice|DeviceMemoryPeak|CudaMathSettings|ResolveDevice|CapturedUpdateStep|StepCapture|StaticBatch|BuildCheck|Trainer[.]NonFinite|Trainer[.]Bf16|Fused|Optimizer|Foreach|MultiTensorOptim|VQBeTReference|TrainCli[.]Estimate'
 D=/tmp/gpu_check_data
 real_runs() {  # lerobot-cpp train on CUDA (whole-step graphs, the loader's pinned copies), estimate, eval
   rm -rf $D

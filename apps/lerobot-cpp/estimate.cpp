@@ -23,8 +23,10 @@ namespace {
 const char* kEstimateUsage = R"(usage: lerobot-cpp estimate --policy.type=act --dataset.root=DIR [--num_gpus=N] [--epochs=E]
                             [--measure_steps=K] [any train flag ...]
 
-Trains 2K steps (K = --measure_steps, default 10) with the given train flags in a temporary
-directory, times the last K, and prints: the policy size and its weights + gradients + AdamW
+Trains K warm-up steps and K timed steps (K = --measure_steps, default 10) with the given train
+flags in a temporary directory (when the dataset's first epoch ends on a smaller batch inside
+those steps, the warm-up runs past it: a batch of a new shape runs once without the CUDA graph
+while cuDNN picks its kernels, which a long run pays once), and prints: the policy size and its weights + gradients + AdamW
 state per process, the dataset's frames, the optimizer steps for --epochs passes over it with
 --batch_size x --num_gpus processes x accumulation, and the time that takes if each of the
 --num_gpus processes runs as fast as the measured one (communication not included: on one
@@ -33,7 +35,8 @@ machine with NVLink DDP keeps most of it hidden; see docs/BENCHMARKS.md for meas
 estimate flags:
   --num_gpus=<int>        data-parallel processes of the planned run (default: 1)
   --epochs=<float>        passes over the dataset (default: 1)
-  --measure_steps=<int>   steps timed after as many warm-up steps (default: 10)
+  --measure_steps=<int>   steps timed after as many warm-up steps, or after the first epoch's
+                          smaller last batch when it comes within 2K steps (default: 10)
 )";
 
 struct EstimateFlags {
@@ -60,6 +63,18 @@ EstimateFlags take_estimate_flags(Args& args) {
     else f.measure_steps = static_cast<int>(number(1));
   }
   return f;
+}
+
+// Warm-up steps before the K timed ones: K, or past the first epoch's last batch when that batch is
+// smaller than the others and comes within the first 2K steps (the loader keeps the smaller batch,
+// as LeRobot's drop_last=False). Its new shape costs a one-off (on CUDA an eager step with cuDNN's
+// kernel search: 2.3 s in a 10-step window whose other steps took 5 ms, H200 2026-11-27); a long
+// run pays it once, so it stays out of the timed window. A multiple of K, so that the last log
+// window is the timed one.
+int64_t warmup_steps(int64_t frames, int64_t batch, int64_t k) {
+  const int64_t epoch_steps = (frames + batch - 1) / batch;
+  if (frames % batch == 0 || epoch_steps > 2 * k) return k;
+  return k * ((epoch_steps + k - 1) / k);
 }
 
 // Frames the run would train on: the selected episodes (or all), minus the excluded ones.
@@ -113,7 +128,8 @@ int estimate_main(const Args& input) {
   char tmpl[] = "/tmp/lerobot_estimate_XXXXXX";
   const fs::path work = mkdtemp(tmpl);
   cfg.output_dir = (work / "run").string();
-  cfg.steps = 2 * ef.measure_steps;
+  const int64_t warmup = warmup_steps(frames, cfg.batch_size, ef.measure_steps);
+  cfg.steps = warmup + ef.measure_steps;
   cfg.log_freq = ef.measure_steps;
   cfg.save_checkpoint = false;
   cfg.env_eval_freq = 0;
@@ -158,9 +174,9 @@ int estimate_main(const Args& input) {
               static_cast<long long>(per_update));
   std::printf("steps: --steps=%lld (loop steps per process; %lld optimizer updates)\n",
               static_cast<long long>(loop_steps), static_cast<long long>(updates));
-  std::printf("measured here (%s, %d steps after %d warm-up): %.3f s/step (update %.3f s, data wait %.3f s); "
+  std::printf("measured here (%s, %d steps after %lld warm-up): %.3f s/step (update %.3f s, data wait %.3f s); "
               "peak memory (RSS) %.2f GB%s\n",
-              result.device.c_str(), ef.measure_steps, ef.measure_steps, step_s, update_s,
+              result.device.c_str(), ef.measure_steps, static_cast<long long>(warmup), step_s, update_s,
               data_s, peak_rss_gb, gpu_peak_memory(result.device).c_str());
   std::printf("estimated time: %s (%lld steps x %.3f s; each of the %d process(es) as fast as this one, "
               "communication not included)\n",

@@ -123,6 +123,7 @@ def main():
     out["phase2"] = {
         "loss": float(loss), "values": {k: float(v) for k, v in info.items()},
         "wte_weight_grad_sum": float(m.policy.transformer.wte.weight.grad.sum()),
+        "wte_weight_grad_abs_sum": float(m.policy.transformer.wte.weight.grad.abs().sum()),
         "action_token_grad": flat(m.action_token.grad),
         "bin_bias_grad": flat(m.action_head.map_to_cbet_preds_bin[0].bias.grad),
         "rgb_out_bias_grad": flat(m.rgb_encoder.out.bias.grad),

@@ -215,4 +215,56 @@ TEST(MultiTensorOptim, OperatorCountDoesNotGrowWithTheTensorCount) {
 #endif
 }
 
+// One group holding float32 and bfloat16 parameters (SmolVLA with a bfloat16 backbone trains
+// bfloat16 expert layers beside float32 projections): every implementation steps both as the
+// per-tensor step does. The fused kernels take one dtype per call; given the mixed group at once,
+// CUDA's refused it ("params, grads, exp_avgs, and exp_avg_sqs must have same dtype", H200,
+// 2026-11-27). On the CPU the foreach step stays bit-identical; the fused kernels, and the CUDA
+// foreach kernels (they compute bfloat16 in float32), agree to bfloat16's precision.
+TEST(MultiTensorOptim, AGroupOfFloat32AndBfloat16ParametersStepsAsPerTensor) {
+  register_optim_configs();
+  AdamWConfig cfg;
+  cfg.lr = 0.01;
+  cfg.weight_decay = 0.1;
+  std::vector<c10::Device> devices = {c10::Device(c10::kCPU)};
+  if (torch::cuda::is_available()) devices.emplace_back(c10::kCUDA, 0);
+  auto make = [](const c10::Device& device) {
+    torch::manual_seed(5);
+    std::vector<torch::Tensor> ps;
+    for (auto dtype : {torch::kFloat, torch::kBFloat16, torch::kFloat, torch::kBFloat16})
+      ps.push_back(torch::randn({6, 5}).to(device, dtype).set_requires_grad(true));
+    return ps;
+  };
+  auto steps = [](torch::optim::Optimizer& opt, const std::vector<torch::Tensor>& ps) {
+    for (int s = 0; s < 4; ++s) {
+      torch::manual_seed(200 + s);
+      for (auto p : ps) p.mutable_grad() = torch::randn(p.sizes()).to(p.options().requires_grad(false));
+      opt.step();
+    }
+  };
+  int compared = 0;
+  for (const auto& device : devices) {
+    for (auto impl : {OptimizerImpl::kForeach, OptimizerImpl::kFused}) {
+      if (impl == OptimizerImpl::kFused && !fused_adam_available(device)) continue;
+      const auto ref = make(device), ours = make(device);
+      auto ref_opt = make_optimizer(cfg, {ParamGroup{ref, {}, std::nullopt}}, OptimizerImpl::kPerTensor);
+      auto our_opt = make_optimizer(cfg, {ParamGroup{ours, {}, std::nullopt}}, impl);
+      steps(*ref_opt, ref);
+      steps(*our_opt, ours);
+      const std::string what = device.str() + " " + optimizer_impl_name(impl);
+      for (size_t i = 0; i < ref.size(); ++i) {
+        ASSERT_EQ(ours[i].scalar_type(), ref[i].scalar_type()) << what << " param " << i;
+        EXPECT_FALSE(torch::equal(ours[i], make(device)[i])) << what << " param " << i << " did not move";
+        if (device.is_cpu() && impl == OptimizerImpl::kForeach)
+          EXPECT_TRUE(torch::equal(ours[i], ref[i])) << what << " param " << i;
+        else
+          EXPECT_TRUE(torch::allclose(ours[i].to(torch::kFloat), ref[i].to(torch::kFloat), 2e-2, 2e-2))
+              << what << " param " << i;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 1);
+}
+
 }  // namespace

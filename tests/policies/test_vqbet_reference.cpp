@@ -198,8 +198,13 @@ TEST(VQBeTReference, PhaseTwoLossAndGradientsAreLeRobots) {
   expect_close(m.action_head->map_to_cbet_preds_bin[0]->as<torch::nn::Linear>()->bias.grad(), r["bin_bias_grad"], 1e-4,
                1e-6, "map_to_cbet_preds_bin.0.bias grad");
   expect_close(m.rgb_encoder->out->bias.grad(), r["rgb_out_bias_grad"], 1e-2, 1e-9, "rgb_encoder.out.bias grad");
-  expect_close(m.policy->transformer->wte->weight.grad().sum().item<double>(), r["wte_weight_grad_sum"], 1e-2, 1e-9,
-               "wte.weight grad sum");
+  // wte's gradient sums to almost nothing (2e-9 against an absolute sum of 0.31): its signed sum
+  // is rounding noise, which differs between LibTorch builds (3.5e-9 on 2.11), so it is held to
+  // the gradient's scale, and the absolute sum is compared as a value.
+  const auto wte_grad = m.policy->transformer->wte->weight.grad();
+  const double wte_abs = r["wte_weight_grad_abs_sum"].get<double>();
+  expect_close(wte_grad.abs().sum().item<double>(), wte_abs, 1e-3, 1e-7, "wte.weight grad abs sum");
+  expect_close(wte_grad.sum().item<double>(), r["wte_weight_grad_sum"], 0, 1e-6 * wte_abs, "wte.weight grad sum");
   EXPECT_FALSE(m.action_head->vqvae_model->encoder[0]->as<torch::nn::Linear>()->weight.grad().defined())
       << "the frozen VQ-VAE gets no gradient in phase 2";
   EXPECT_TRUE(torch::equal(before, policy->state_dict().at("vqbet.action_head.vqvae_model.vq_layer.layers.0._codebook.embed")))

@@ -308,7 +308,8 @@ TEST(TrainCli, TypoInAFlagFailsBeforeAnyWork) {
 }
 
 // estimate: the step count follows from the dataset, epochs and layout; the timing comes from
-// a real measured run (so it is positive) and nothing is left behind in the output dir.
+// a real measured run (so it is positive), after a warm-up past the first epoch's smaller last
+// batch when it comes early, and nothing is left behind in the output dir.
 TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
   const DatasetMetadata meta = load_dataset_metadata(dataset());
   std::string flags;
@@ -334,6 +335,32 @@ TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
   const auto start = text.rfind(": ", at) + 2;
   EXPECT_GT(std::stod(text.substr(start, at - start)), 0.0) << text;
   EXPECT_FALSE(fs::exists(scratch() / "unused_estimate_out"));
+
+  // The first epoch ends on a smaller batch within the first 2K steps: the warm-up runs past it
+  // (its new shape costs a one-off: on CUDA an eager step and cuDNN's kernel search), and stays a
+  // multiple of K so that the timed window is the last log window.
+  const int64_t frames = meta.total_frames;
+  int64_t batch = 4;
+  while (frames % batch == 0) ++batch;
+  const int64_t epoch_steps = (frames + batch - 1) / batch;
+  const int64_t k = (epoch_steps + 1) / 2;
+  std::string short_flags, epoch_text;
+  for (const auto& a : tiny_run(scratch() / "unused_estimate_out", 1))
+    if (a.rfind("--steps=", 0) != 0 && a.rfind("--output_dir=", 0) != 0 && a.rfind("--log_freq=", 0) != 0 &&
+        a.rfind("--batch_size=", 0) != 0)
+      short_flags += " " + a;
+  ASSERT_EQ(run_cli("estimate" + short_flags + " --batch_size=" + std::to_string(batch) +
+                        " --measure_steps=" + std::to_string(k),
+                    &epoch_text),
+            0)
+      << epoch_text;
+  const std::string head = "measured here (cpu, " + std::to_string(k) + " steps after ";
+  const auto w_at = epoch_text.find(head);
+  ASSERT_NE(w_at, std::string::npos) << epoch_text;
+  const int64_t warmup = std::stoll(epoch_text.substr(w_at + head.size()));
+  EXPECT_GE(warmup, epoch_steps) << epoch_text;
+  EXPECT_LT(warmup, epoch_steps + k) << epoch_text;
+  EXPECT_EQ(warmup % k, 0) << epoch_text;
 
   std::string bad;
   EXPECT_EQ(run_cli("estimate" + flags + " --num_gpus=zero", &bad), 2) << bad;

@@ -16,7 +16,9 @@ namespace {
 
 using TensorVec = std::vector<at::Tensor>;
 
-// The parameters of one group whose Adam state is at the same step (normally all of them).
+// The parameters of one group whose Adam state is at the same step (normally all of them) and
+// that have the same dtype: the fused kernels take one dtype per call (SmolVLA trains bfloat16
+// expert layers beside float32 projections), and the foreach kernels' fast path wants one too.
 template <class State>
 struct AdamBatch {
   TensorVec params, grads, exp_avgs, exp_avg_sqs;
@@ -33,7 +35,7 @@ void adam_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_decay, 
     const size_t gi = group_index++;
     auto& o = static_cast<Options&>(group.options());
     LEROBOT_CHECK(!o.amsgrad(), "amsgrad has no multi-tensor step");
-    std::map<int64_t, AdamBatch<State>> by_step;
+    std::map<std::pair<int64_t, c10::ScalarType>, AdamBatch<State>> by_step;
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       const auto key = compat::optim_state_key(p);
@@ -47,7 +49,7 @@ void adam_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_decay, 
         it = state.find(key);
       }
       auto& s = static_cast<State&>(*it->second);
-      auto& b = by_step[s.step()];
+      auto& b = by_step[{s.step(), p.scalar_type()}];
       b.params.push_back(p);
       b.grads.push_back(p.grad());
       b.exp_avgs.push_back(s.exp_avg());
@@ -56,7 +58,8 @@ void adam_step(torch::optim::Optimizer& optimizer, bool decoupled_weight_decay, 
     }
     const double lr = o.lr(), eps = o.eps(), wd = o.weight_decay();
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
-    for (auto& [step, b] : by_step) {
+    for (auto& [key, b] : by_step) {
+      const int64_t step = key.first;
       for (State* s : b.states) s->step(step + 1);
       if (impl == OptimizerImpl::kFused) {
         TensorVec steps;
