@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "lerobot/train/hub_models.h"
+#include "lerobot/hub/policy_models.h"
 #include "commands.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/host_allocator.h"

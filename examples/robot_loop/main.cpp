@@ -9,10 +9,14 @@
 // the joint positions (float) there, and send the action to the motors.
 //
 //   robot_loop POLICY [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda] [--revision=REV]
-//              [--save_observation=FILE.safetensors]   (keeps the first tick's observation)
-//   robot_loop POLICY --observation=FILE.safetensors   (one observation: prints its action)
+//              [--task=TEXT] [--save_observation=FILE.safetensors]   (keeps the first tick's observation)
+//   robot_loop POLICY --observation=FILE.safetensors [--task=TEXT] [--seed=N]  (one observation: its action)
 // POLICY: a pretrained_model directory or a Hub id (HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE apply).
+// --task: the instruction in words, for a policy that reads it (SmolVLA), as LeRobot's
+// dataset task or --single_task. --seed: LibTorch's generator seeded before that one prediction, as
+// `lerobot-cpp infer --seed` does (a sampling policy, Diffusion or SmolVLA, then draws the same noise).
 #include <lerobot/common/safetensors_torch.h>
+#include <lerobot/hub/policy_models.h>
 #include <lerobot/hub/pretrained.h>
 #include <lerobot/policies/inference.h>
 
@@ -68,8 +72,8 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: robot_loop POLICY [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]\n"
-                         "                  [--revision=REV] [--save_observation=FILE.safetensors]\n"
-                         "       robot_loop POLICY --observation=FILE.safetensors\n"
+                         "                  [--revision=REV] [--task=TEXT] [--save_observation=FILE.safetensors]\n"
+                         "       robot_loop POLICY --observation=FILE.safetensors [--task=TEXT] [--seed=N]\n"
                          "POLICY: a pretrained_model directory or a Hub id (user/name)\n");
     return 2;
   }
@@ -78,7 +82,11 @@ int main(int argc, char** argv) {
     // A local directory as it is; a Hub id: its snapshot in $HF_HUB_CACHE, downloaded if needed.
     const lerobot::hub::HubClient hub(lerobot::hub::HubEnv::from_environment());
     const lerobot::fs::path dir = lerobot::hub::resolve_pretrained(hub, argv[1], flag(argc, argv, "revision", "main"));
+    // A policy built on another model (SmolVLA's backbone, named by its Hub id in config.json)
+    // finds it the same way.
+    lerobot::install_hub_model_resolver();
     lerobot::InferencePolicy policy(dir, device);
+    policy.set_task(flag(argc, argv, "task", ""));
     const lerobot::PolicyConfig& cfg = policy.config();
     std::printf("policy %s from %s (%s) on %s\n", cfg.type().c_str(), argv[1], dir.c_str(), device.str().c_str());
 
@@ -86,6 +94,8 @@ int main(int argc, char** argv) {
     if (!file.empty()) {  // one recorded observation, e.g. to compare with `lerobot-cpp infer`
       std::map<std::string, torch::Tensor> observation;
       for (auto& [key, tensor] : lerobot::load_safetensors(file)) observation[key] = tensor;
+      const std::string seed = flag(argc, argv, "seed", "");
+      if (!seed.empty()) torch::manual_seed(std::stoull(seed));
       print_action("action:", policy.select_action(observation));
       return 0;
     }

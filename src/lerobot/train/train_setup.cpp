@@ -2,7 +2,7 @@
 #include "lerobot/train/train_setup.h"
 #include "lerobot/train/hub_dataset.h"
 #include "lerobot/hub/torchvision_weights.h"
-#include "lerobot/train/hub_models.h"
+#include "lerobot/hub/policy_models.h"
 #include "lerobot/policies/resnet_backbone.h"
 
 #include <cstdlib>
