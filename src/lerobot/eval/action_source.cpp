@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/graphed_inference.h"
+#include "lerobot/policies/observation_inputs.h"
 
 namespace lerobot {
 
@@ -32,34 +33,28 @@ void PolicyActionSource::reset(int64_t) { policy_.reset(); }
 
 torch::Tensor PolicyActionSource::act(const RolloutObservation& obs) {
   const PolicyConfig& cfg = policy_.config();
-  Batch batch;
-  for (const auto& kv : obs.batch) {
-    std::string key = kv.first;
-    auto r = processors_.rename_map.find(key);
-    if (r != processors_.rename_map.end()) key = r->second;
-    auto feat = cfg.input_features.find(key);
-    if (feat == cfg.input_features.end()) continue;  // the policy does not use this observation
-    const torch::Tensor& x = kv.second;
-    const auto& shape = feat->second.shape;
+  auto convert = [&](const std::string& name, const std::string& key, const PolicyFeature& feature,
+                     const torch::Tensor& x) {
+    const auto& shape = feature.shape;
     bool fits = x.dim() == static_cast<int64_t>(shape.size()) + 1;
-    const bool any_size = feat->second.type == "VISUAL" && cfg.resizes_images();
+    const bool any_size = feature.type == "VISUAL" && cfg.resizes_images();
     for (size_t d = 0; fits && !any_size && d < shape.size(); ++d) fits = x.size(d + 1) == shape[d];
     if (!fits)
-      throw_usage("the env's '" + kv.first + "' has shape " + c10::str(x.sizes().slice(1)) +
+      throw_usage("the env's '" + name + "' has shape " + c10::str(x.sizes().slice(1)) +
                       " but the policy expects " + c10::str(c10::IntArrayRef(shape)),
                   key,
-                  feat->second.type == "VISUAL"
+                  feature.type == "VISUAL"
                       ? "pass --env.image_size=" + std::to_string(shape.back()) + " (the training resolution)"
                       : "evaluate in the task the policy was trained on");
-    batch[key] = x.to(device_);
-  }
-  for (const auto& kv : cfg.input_features)
-    if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first))
-      throw_usage("the env gives no '" + kv.first + "' observation", kv.first,
-                  "evaluate in the task the policy was trained on (or set a rename_map)");
-  if (processors_.language) processors_.language->tokenize(obs.tasks, batch, device_);
+    return x;
+  };
+  auto missing = [](const std::string& key) {
+    throw_usage("the env gives no '" + key + "' observation", key,
+                "evaluate in the task the policy was trained on (or set a rename_map)");
+  };
+  const Batch batch = observation_inputs(cfg, processors_, obs.batch, obs.tasks, device_, convert, missing);
   torch::NoGradGuard no_grad;
-  torch::Tensor action = policy_.select_action(processors_.normalizer.normalize(batch));  // (B, A)
+  torch::Tensor action = policy_.select_action(batch);  // (B, A)
   return processors_.postprocess_action(action.to(torch::kCPU).to(torch::kFloat32));
 }
 

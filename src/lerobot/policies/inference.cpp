@@ -4,6 +4,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/graphed_inference.h"
+#include "lerobot/policies/observation_inputs.h"
 #include "lerobot/policies/pretrained_io.h"
 
 namespace lerobot {
@@ -27,16 +28,9 @@ std::string InferencePolicy::graphs_why_not() const { return graphed_->why_not()
 
 Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& observation) const {
   const PolicyConfig& cfg = policy_->config();
-  Batch batch;
-  for (const auto& kv : observation) {
-    std::string key = kv.first;
-    auto r = processors_.rename_map.find(key);
-    if (r != processors_.rename_map.end()) key = r->second;
-    auto feat = cfg.input_features.find(key);
-    if (feat == cfg.input_features.end()) continue;  // extra robot fields are ignored
-    torch::Tensor x = kv.second;
-    const auto& shape = feat->second.shape;
-    if (feat->second.type == "VISUAL") {
+  auto convert = [&](const std::string&, const std::string& key, const PolicyFeature& feature, torch::Tensor x) {
+    const auto& shape = feature.shape;
+    if (feature.type == "VISUAL") {
       if (x.dim() != 3 || shape.size() != 3)
         throw_usage("camera '" + key + "' must be a 3-D image without batch dim", key);
       const bool any_size = cfg.resizes_images();  // SmolVLA resizes every camera itself
@@ -55,13 +49,12 @@ Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& obser
                     key, "give '" + key + "' the size the policy was trained with");
       x = x.to(torch::kFloat32);
     }
-    batch[key] = x.unsqueeze(0).to(device_);
-  }
-  for (const auto& kv : cfg.input_features)
-    if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first))
-      throw_usage("the observation has no '" + kv.first + "'", kv.first, "the policy was trained with it");
-  if (processors_.language) processors_.language->tokenize({task_}, batch, device_);
-  return processors_.normalizer.normalize(batch);
+    return x.unsqueeze(0);
+  };
+  auto missing = [](const std::string& key) {
+    throw_usage("the observation has no '" + key + "'", key, "the policy was trained with it");
+  };
+  return observation_inputs(cfg, processors_, observation, {task_}, device_, convert, missing);
 }
 
 torch::Tensor InferencePolicy::select_action(const std::map<std::string, torch::Tensor>& observation) {

@@ -1,0 +1,25 @@
+// observation_inputs(): see observation_inputs.h.
+#include "lerobot/policies/observation_inputs.h"
+
+namespace lerobot {
+
+Batch observation_inputs(const PolicyConfig& cfg, const PolicyProcessors& processors,
+                         const std::map<std::string, torch::Tensor>& observation,
+                         const std::vector<std::string>& tasks, const torch::Device& device,
+                         const ObservationConvert& convert, const MissingObservation& missing) {
+  Batch batch;
+  for (const auto& [name, x] : observation) {
+    std::string key = name;
+    auto r = processors.rename_map.find(key);
+    if (r != processors.rename_map.end()) key = r->second;
+    auto feat = cfg.input_features.find(key);
+    if (feat == cfg.input_features.end()) continue;  // extra robot or env fields are ignored
+    batch[key] = convert(name, key, feat->second, x).to(device);
+  }
+  for (const auto& kv : cfg.input_features)
+    if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first)) missing(kv.first);
+  if (processors.language) processors.language->tokenize(tasks, batch, device);
+  return processors.normalizer.normalize(batch);
+}
+
+}  // namespace lerobot
