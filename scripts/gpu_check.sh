@@ -21,6 +21,10 @@
 #   OUT=$OUT DEADLINE=200 PHASES="bench" bash scripts/gpu_check.sh
 # `PREBUILD=1 bash scripts/gpu_offline/prepare.sh` makes .dev with the dependencies already built
 # (on Debian 12, ~10 min here), which saves their minute or two of device time.
+# Session 21 (H200, 2026-11-27): with the prebuilt deps the build took 224-242 s, the whole suite
+# beside the real runs 145 s, the GPU-facing tests 56 s; a call's start and transfer ~35 s. So
+# PHASES="build suite" (DEADLINE=570) fits one call with ~450 s of the 900 left for one rebuild
+# and check of fixes (PHASES="build gpu suite", DEADLINE=380), and no benches.
 # .dev comes from scripts/gpu_offline/prepare.sh (run here, on a Debian machine with its archive).
 set -uo pipefail
 cd "$(dirname "$0")/.."
