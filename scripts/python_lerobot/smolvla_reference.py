@@ -9,6 +9,8 @@ sides compute (so no weights file is kept), and records on inputs made the same 
   - the training loss for a given noise and time, its logged values and some gradients;
   - the loss for torch.manual_seed(7) (noise and Beta(1.5, 1) time drawn by LeRobot);
   - the action chunk predict_action_chunk returns for a given noise (KV-cached denoising);
+  - with real-time chunking (guided), the chunks for a previous chunk's leftover under each prefix
+    schedule, and the prefix weights;
 for three configurations: LeRobot's defaults (cross-attention every other layer, expert as deep as
 the VLM) on two cameras plus one empty camera; a half-depth expert (self-attention in the first of four layers) with image special tokens and a
 padded prefix; self-attention in every layer; and load_vlm_weights, with which LeRobot loads the
@@ -28,6 +30,7 @@ import torch
 from lerobot.configs.types import FeatureType, PolicyFeature
 from lerobot.policies.smolvla.configuration_smolvla import SmolVLAConfig
 from lerobot.policies.smolvla.modeling_smolvla import SmolVLAPolicy
+from lerobot.policies.rtc.modeling_rtc import RTCProcessor
 from lerobot.policies.smolvla.processor_smolvla import make_smolvla_pre_post_processors
 
 BASE = dict(n_obs_steps=1, chunk_size=5, n_action_steps=5, max_state_dim=8, max_action_dim=8,
@@ -166,7 +169,48 @@ def record(vlm_dir, variant):
         chunk = policy.predict_action_chunk(fresh(), noise=t(B * 5 * m, 221, 1.0, (B, 5, m)))
     out["chunk"] = flat(chunk)
     out["chunk_shape"] = list(chunk.shape)
+    if variant in RTC_VARIANTS:
+        out["rtc"] = record_rtc(policy, fresh, m)
     return out
+
+
+# Real-time chunking (guided): the chunk denoised toward the previous chunk's leftover (4 steps of
+# the real action dims, shorter and narrower than the chunk: LeRobot pads it), for each prefix
+# schedule, and with an execution horizon given at the call (longer than the leftover: clipped).
+RTC_VARIANTS = ("default", "aloha")
+RTC_CASES = [dict(schedule=s, horizon=None) for s in ("ZEROS", "ONES", "LINEAR", "EXP")] + [
+    dict(schedule="LINEAR", horizon=10)]
+
+
+def record_rtc(policy, fresh, m):
+    from lerobot.configs.types import RTCAttentionSchedule
+    from lerobot.policies.rtc.configuration_rtc import RTCConfig
+    action = policy.config.output_features["action"].shape[0]
+    left = t(B * 4 * action, 230, 1.0, (B, 4, action))
+    cases = []
+    for case in RTC_CASES:
+        policy.config.rtc_config = RTCConfig(prefix_attention_schedule=RTCAttentionSchedule(case["schedule"]),
+                                             execution_horizon=3, max_guidance_weight=5.0)
+        policy.init_rtc_processor()
+        kwargs = dict(inference_delay=2, prev_chunk_left_over=left.clone())
+        if case["horizon"] is not None:
+            kwargs["execution_horizon"] = case["horizon"]
+        with torch.no_grad():
+            chunk = policy.predict_action_chunk(fresh(), noise=t(B * 5 * m, 221, 1.0, (B, 5, m)), **kwargs)
+        cases.append({**case, "chunk": flat(chunk)})
+    # No leftover yet (the first chunk): RTC changes nothing.
+    with torch.no_grad():
+        first = policy.predict_action_chunk(fresh(), noise=t(B * 5 * m, 221, 1.0, (B, 5, m)), inference_delay=2,
+                                            prev_chunk_left_over=None)
+    weights = {}
+    for sched in ("ZEROS", "ONES", "LINEAR", "EXP"):
+        proc = RTCProcessor(RTCConfig(prefix_attention_schedule=RTCAttentionSchedule(sched)))
+        weights[sched] = [[start, end, total, flat(proc.get_prefix_weights(start, end, total))]
+                          for start, end, total in ((2, 3, 5), (0, 4, 8), (3, 3, 6), (5, 2, 7), (1, 9, 6), (0, 0, 4))]
+    policy.config.rtc_config = None
+    policy.init_rtc_processor()
+    return {"leftover": flat(left), "leftover_shape": list(left.shape), "inference_delay": 2, "execution_horizon": 3,
+            "max_guidance_weight": 5.0, "cases": cases, "first_chunk": flat(first), "weights": weights}
 
 
 def main():

@@ -13,6 +13,8 @@
 
 #include "lerobot/common/config/json.h"
 #include "policy_test_helpers.h"
+#include "lerobot/common/error.h"
+#include "lerobot/policies/rtc.h"
 #include "lerobot/policies/smolvla/modeling_smolvla.h"
 
 namespace lerobot {
@@ -190,6 +192,120 @@ TEST_P(SmolVLAReference, KvCachedDenoisingGivesLeRobotsChunk) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLAReference, ::testing::Values("default", "half_expert", "self_attn", "bf16_backbone", "aloha"));
+
+RtcSchedule schedule_of(const std::string& name) {
+  if (name == "ZEROS") return RtcSchedule::kZeros;
+  if (name == "ONES") return RtcSchedule::kOnes;
+  if (name == "EXP") return RtcSchedule::kExp;
+  return RtcSchedule::kLinear;
+}
+
+// Real-time chunking (guided) against LeRobot's RTCProcessor: the chunk predicted with the
+// previous chunk's leftover (4 steps of the 2 or 14 action dims, padded to the 5 x 8 or 5 x 16
+// being denoised) under each prefix schedule and with an execution horizon given at the call;
+// with no leftover the chunk is the plain one.
+class SmolVLARealTimeChunking : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SmolVLARealTimeChunking, GuidedChunksAreLeRobots) {
+  const auto& v = reference()["variants"][GetParam()];
+  const auto& r = v["rtc"];
+  auto policy = make_policy(GetParam());
+  const int64_t b = reference()["batch"];
+  const int64_t m = v["config"]["max_action_dim"];
+  const auto left = torch::tensor(r["leftover"].get<std::vector<double>>())
+                        .to(torch::kFloat)
+                        .view(r["leftover_shape"].get<std::vector<int64_t>>());
+  const auto plain = policy->predict_action_chunk(inputs(GetParam()), t(221, {b, 5, m}));
+  std::vector<torch::Tensor> chunks;
+  for (const auto& c : r["cases"]) {
+    RtcSettings settings;
+    settings.schedule = schedule_of(c["schedule"]);
+    settings.execution_horizon = r["execution_horizon"];
+    settings.max_guidance_weight = r["max_guidance_weight"];
+    policy->set_rtc(settings);
+    RtcGuidance g;
+    g.prev_chunk_left_over = left;
+    g.inference_delay = r["inference_delay"];
+    if (!c["horizon"].is_null()) g.execution_horizon = c["horizon"].get<int64_t>();
+    auto chunk = policy->predict_action_chunk_rtc(inputs(GetParam()), g, t(221, {b, 5, m}));
+    auto want = torch::tensor(c["chunk"].get<std::vector<double>>()).to(torch::kFloat).view(chunk.sizes());
+    const double scale = std::max(1.0, want.abs().max().item<double>());
+    EXPECT_LT((chunk - want).abs().max().item<double>(), 2e-5 * scale)
+        << c["schedule"].get<std::string>() << " horizon " << c["horizon"] << "\n" << chunk << want;
+    EXPECT_GT((chunk - plain).abs().max().item<double>(), 1e-3) << "the leftover pulls the chunk";
+    chunks.push_back(chunk);
+  }
+  for (size_t i = 1; i < chunks.size(); ++i)
+    EXPECT_GT((chunks[i] - chunks[0]).abs().max().item<double>(), 1e-3) << "case " << i << " is the first one's";
+  // No leftover yet: the first chunk is the plain one.
+  auto first = policy->predict_action_chunk_rtc(inputs(GetParam()), RtcGuidance{}, t(221, {b, 5, m}));
+  auto want_first = torch::tensor(r["first_chunk"].get<std::vector<double>>()).to(torch::kFloat).view(first.sizes());
+  EXPECT_LT((first - want_first).abs().max().item<double>(), 2e-5 * std::max(1.0, want_first.abs().max().item<double>()));
+  EXPECT_TRUE(torch::allclose(first, plain, 1e-6, 1e-6));
+  // select_action refuses it, as LeRobot's asserts; turned off, it is back.
+  try {
+    policy->select_action(inputs(GetParam()));
+    ADD_FAILURE() << "select_action ran with real-time chunking on";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_EQ(e.where(), "policy.rtc_config") << e.what();
+  }
+  auto rtc_json = [&] { return dynamic_cast<const SmolVLAConfig&>(policy->config()).rtc_config; };
+  EXPECT_EQ(rtc_json().value("prefix_attention_schedule", ""), "LINEAR") << "config.json records it";
+  policy->set_rtc(std::nullopt);
+  EXPECT_TRUE(rtc_json().is_null());
+  EXPECT_EQ(policy->select_action(inputs(GetParam())).size(0), b);
+  EXPECT_THROW(policy->predict_action_chunk_rtc(inputs(GetParam()), RtcGuidance{}), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, SmolVLARealTimeChunking, ::testing::Values("default", "aloha"));
+
+TEST(RealTimeChunking, PrefixWeightsAreLeRobots) {
+  const auto& weights = reference()["variants"]["default"]["rtc"]["weights"];
+  ASSERT_EQ(weights.size(), 4u);
+  for (const auto& [name, rows] : weights.items()) {
+    for (const auto& row : rows) {
+      const auto w = rtc_prefix_weights(schedule_of(name), row[0], row[1], row[2]);
+      const auto want = row[3].get<std::vector<double>>();
+      ASSERT_EQ(w.numel(), static_cast<int64_t>(want.size())) << name << " " << row;
+      for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(w[i].item<double>(), want[i], 1e-7) << name << " " << row;
+    }
+  }
+}
+
+// rtc_config as LeRobot's RTCConfig: its fields and checks, and ours (guided mode only).
+TEST(RealTimeChunking, ConfigIsLeRobotsRtcConfig) {
+  EXPECT_FALSE(parse_rtc_config(nullptr, "policy.rtc_config"));
+  EXPECT_FALSE(parse_rtc_config(Json{{"enabled", false}, {"mode", "trained"}}, "policy.rtc_config"));
+  const auto s = parse_rtc_config(Json::parse(R"({"enabled": true, "mode": "guided", "prefix_attention_schedule": "EXP",
+      "max_guidance_weight": 3.5, "execution_horizon": 7, "debug": false, "debug_maxlen": 100})"), "policy.rtc_config");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->schedule, RtcSchedule::kExp);
+  EXPECT_EQ(s->max_guidance_weight, 3.5);
+  EXPECT_EQ(s->execution_horizon, 7);
+  const auto round = parse_rtc_config(rtc_config_json(*s), "x");
+  ASSERT_TRUE(round);
+  EXPECT_EQ(round->schedule, RtcSchedule::kExp);
+  EXPECT_EQ(round->execution_horizon, 7);
+  EXPECT_EQ(parse_rtc_config(Json::object(), "p")->schedule, RtcSchedule::kLinear) << "LeRobot's defaults";
+  auto flag_of = [](const Json& j) {
+    try {
+      parse_rtc_config(j, "policy.rtc_config");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+      return e.where();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(flag_of({{"mode", "fast"}}), "policy.rtc_config.mode");
+  EXPECT_EQ(flag_of({{"mode", "trained"}}), "policy.rtc_config.mode");
+  EXPECT_EQ(flag_of({{"max_guidance_weight", 0}}), "policy.rtc_config.max_guidance_weight");
+  EXPECT_EQ(flag_of({{"debug_maxlen", 0}}), "policy.rtc_config.debug_maxlen");
+  EXPECT_EQ(flag_of({{"prefix_attention_schedule", "QUADRATIC"}}), "policy.rtc_config.prefix_attention_schedule");
+  EXPECT_EQ(flag_of({{"execution_horizont", 3}}), "policy.rtc_config.execution_horizont");
+  EXPECT_EQ(flag_of({{"execution_horizon", "ten"}}), "policy.rtc_config");
+  EXPECT_EQ(flag_of(Json::array()), "policy.rtc_config");
+}
 
 }  // namespace
 }  // namespace lerobot

@@ -121,6 +121,52 @@ TEST(SmolVLATrain, TheTaskTextReachesThePolicy) {
   EXPECT_FALSE(torch::allclose(ca, cb)) << "the same noise, another task: another chunk";
 }
 
+// Real-time chunking through the deployment API: the previous chunk's leftover is given in robot
+// units, as predict_action_chunk returned it, and goes back through the normalizer into the
+// policy's output space; the guided chunk then equals the policy's own guided chunk for the
+// normalized leftover, and the step that runs while predicting is pulled toward the leftover's.
+// select_action is refused while it is on.
+TEST(SmolVLATrain, RealTimeChunkingThroughTheDeploymentApiTakesTheLeftoverInRobotUnits) {
+  const fs::path out = train_scratch() / "smolvla_rtc";
+  run_train(tiny_smolvla_run(out, 1));
+  InferencePolicy policy(out / "checkpoints/last/pretrained_model");
+  policy.set_task("Move the blue disc onto the green square.");
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::tensor({0.3f, 0.6f})},
+                                              {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  torch::manual_seed(5);
+  const auto previous = policy.predict_action_chunk(obs);  // (4, 2) in robot units
+  ASSERT_EQ(previous.sizes(), (std::vector<int64_t>{4, 2}));
+  const auto left = previous.slice(0, 1);  // one step executed, three left
+  EXPECT_THROW(policy.predict_action_chunk(obs, left, 1), Error) << "off until set";
+
+  RtcSettings settings;
+  settings.execution_horizon = 3;
+  settings.max_guidance_weight = 5.0;
+  policy.set_rtc(settings);
+  torch::manual_seed(9);
+  const auto guided = policy.predict_action_chunk(obs, left, 1);
+  torch::manual_seed(9);
+  const auto plain = policy.predict_action_chunk(obs, torch::Tensor(), 1);  // no leftover: unguided
+  ASSERT_EQ(guided.sizes(), plain.sizes());
+  EXPECT_GT((guided - plain).abs().max().item<double>(), 1e-4);
+  // The same as the policy's own call with the leftover normalized by hand.
+  auto& rtc = dynamic_cast<RtcPolicy&>(policy.policy());
+  const Batch action{{"action", left.unsqueeze(0)}};
+  RtcGuidance g;
+  g.prev_chunk_left_over = policy.processors().normalizer.normalize(action).at("action");
+  g.inference_delay = 1;
+  torch::manual_seed(9);
+  const auto by_hand = policy.processors().postprocess_action(rtc.predict_action_chunk_rtc(policy.prepare(obs), g)).squeeze(0);
+  EXPECT_TRUE(torch::allclose(guided, by_hand, 1e-6, 1e-6)) << guided << by_hand;
+  // The first step, run while predicting, is pulled toward the leftover's first step.
+  EXPECT_LT((guided[0] - left[0]).abs().sum().item<double>(), (plain[0] - left[0]).abs().sum().item<double>());
+  EXPECT_THROW(policy.select_action(obs), Error);
+  EXPECT_THROW(policy.predict_action_chunk(obs, left, -1), Error);
+  EXPECT_THROW(policy.predict_action_chunk(obs, previous.unsqueeze(0), 1), Error) << "(T, A) only";
+  policy.set_rtc(std::nullopt);
+  EXPECT_EQ(policy.select_action(obs).size(0), 2);
+}
+
 // Fine-tuning a SmolVLA checkpoint on a dataset whose camera has another size: SmolVLA resizes
 // every camera itself, so LeRobot accepts it (the checkpoint's shapes stay in config.json).
 TEST(SmolVLATrain, FineTunesOnACameraOfAnotherSize) {

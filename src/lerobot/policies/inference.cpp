@@ -69,6 +69,40 @@ torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, 
   return processors_.postprocess_action(chunk.to(torch::kCPU)).squeeze(0);
 }
 
+namespace {
+RtcPolicy& rtc_policy(Policy& policy) {
+  auto* rtc = dynamic_cast<RtcPolicy*>(&policy);
+  if (!rtc)
+    throw_usage("policy type '" + policy.config().type() + "' has no real-time chunking (SmolVLA has)",
+                "policy.rtc_config", "predict its chunks without a previous chunk's leftover");
+  return *rtc;
+}
+}  // namespace
+
+void InferencePolicy::set_rtc(std::optional<RtcSettings> settings) { rtc_policy(*policy_).set_rtc(std::move(settings)); }
+
+torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, torch::Tensor>& observation,
+                                                    const torch::Tensor& left_over, int64_t inference_delay,
+                                                    std::optional<int64_t> execution_horizon) {
+  InferenceGuard guard;
+  RtcPolicy& rtc = rtc_policy(*policy_);
+  if (inference_delay < 0)
+    throw_usage("inference_delay must be >= 0, got " + std::to_string(inference_delay), "inference_delay");
+  RtcGuidance guidance;
+  guidance.inference_delay = inference_delay;
+  guidance.execution_horizon = execution_horizon;
+  if (left_over.defined()) {
+    if (left_over.dim() != 2)
+      throw_usage("the previous chunk's leftover has shape " + c10::str(left_over.sizes()), "left_over",
+                  "give (steps, action dims): the rows of the previous chunk not executed yet");
+    // Back into the policy's output space (the postprocessor's unnormalize, inverted).
+    const Batch actions{{"action", left_over.to(torch::kFloat32).unsqueeze(0).to(device_)}};
+    guidance.prev_chunk_left_over = processors_.normalizer.normalize(actions).at("action");
+  }
+  auto chunk = rtc.predict_action_chunk_rtc(prepare(observation), guidance);  // (1, chunk, A)
+  return processors_.postprocess_action(chunk.to(torch::kCPU)).squeeze(0);
+}
+
 void InferencePolicy::reset() { policy_->reset(); }
 
 }  // namespace lerobot

@@ -6,11 +6,13 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lerobot/common/fs.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/processor_io.h"
+#include "lerobot/policies/rtc.h"
 
 namespace lerobot {
 
@@ -33,6 +35,17 @@ class InferencePolicy {
   torch::Tensor select_action(const std::map<std::string, torch::Tensor>& observation);
   // The whole predicted chunk (chunk, A), unnormalized; does not touch the action queue.
   torch::Tensor predict_action_chunk(const std::map<std::string, torch::Tensor>& observation);
+  // Real-time chunking (SmolVLA; LeRobot's RTC, guided mode): on with `settings`, off with
+  // std::nullopt; a usage error for a policy without it. While it is on, select_action is
+  // refused, as LeRobot refuses it; chunks come from the call below.
+  void set_rtc(std::optional<RtcSettings> settings);
+  // The chunk (chunk, A) in robot units, its denoising pulled toward `left_over`: the actions of
+  // the previous chunk, as this call returned them, that the robot has not executed yet (T, A),
+  // of which the first `inference_delay` run while this prediction runs. An undefined left_over:
+  // the first chunk (no pull). `execution_horizon`: the settings' unless given.
+  torch::Tensor predict_action_chunk(const std::map<std::string, torch::Tensor>& observation,
+                                     const torch::Tensor& left_over, int64_t inference_delay,
+                                     std::optional<int64_t> execution_horizon = std::nullopt);
   // Start of an episode: clears the action queue.
   void reset();
   // The task in words, for a policy that reads it (SmolVLA); "" until set, as LeRobot's eval gives

@@ -16,7 +16,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"policy.compile_model", "no torch.compile in LibTorch"},
       {"policy.compile_mode", "no torch.compile in LibTorch"},
       {"policy.use_delta_joint_actions_aloha", "not ported (LeRobot refuses true too): true is refused"},
-      {"policy.rtc_config", "SmolVLA's real-time chunking is not ported: an enabled config is refused"},
       {"checkpoint_format", "only safetensors is written (other values are refused)"},
       {"parallelism.dp_replicate", "the data-parallel size is the process count"},
       {"parallelism.dp_shard", "only 1 is accepted (sharded data parallelism is refused)"},

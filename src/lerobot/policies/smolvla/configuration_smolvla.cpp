@@ -1,6 +1,8 @@
 // SmolVLAConfig field declarations and checks (LeRobot's __post_init__ and validate_features).
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 
+#include "lerobot/policies/rtc.h"
+
 #include <algorithm>
 
 #include "lerobot/common/error.h"
@@ -50,7 +52,9 @@ void SmolVLAConfig::visit(FieldVisitor& v) {
   field(v, "expert_width_multiplier", expert_width_multiplier, "The action expert's hidden size relative to the VLM's");
   field(v, "min_period", min_period, "Shortest period of the time step's sine-cosine embedding");
   field(v, "max_period", max_period, "Longest period of the time step's sine-cosine embedding");
-  field(v, "rtc_config", rtc_config, "Real-time chunking settings (not ported: must stay null or disabled)");
+  field(v, "rtc_config", rtc_config,
+        "Real-time chunking (LeRobot's RTCConfig, guided mode) for chunks predicted with the previous chunk's "
+        "leftover (InferencePolicy); null: off. select_action refuses it, as LeRobot's does");
   field(v, "compile_model", compile_model, "torch.compile in LeRobot; no effect here (nothing to compile)");
   field(v, "compile_mode", compile_mode, "torch.compile mode in LeRobot; no effect here");
 }
@@ -68,8 +72,7 @@ void SmolVLAConfig::validate() const {
     throw_usage("adapt_to_pi_aloha converts Aloha's 14 joints (1, 2, 6, 8, 9, 13) but the action has " +
                     std::to_string(output_features.at("action").shape[0]) + " values",
                 "policy.adapt_to_pi_aloha", "pass --policy.adapt_to_pi_aloha=false");
-  if (!rtc_config.is_null() && rtc_config.value("enabled", false))
-    throw_usage("real-time chunking is not ported", "policy.rtc_config", "pass --policy.rtc_config=null");
+  parse_rtc_config(rtc_config, "policy.rtc_config");  // refuses what LeRobot's RTCConfig refuses
   check_positive_policy_fields({{"chunk_size", chunk_size},
                                                       {"n_action_steps", n_action_steps},
                                                       {"max_state_dim", max_state_dim},

@@ -75,6 +75,7 @@ SmolVLAPolicy::SmolVLAPolicy(const SmolVLAConfig& config, const std::filesystem:
     : config_(config) {
   config_.add_empty_cameras();
   config_.validate();
+  rtc_ = parse_rtc_config(config_.rtc_config, "policy.rtc_config");
   if (!config_.use_cache)  // LeRobot's own denoising without the cache fails (its masks span a prefix it drops)
     throw_usage("use_cache=false is not supported: the denoising steps always reuse the prefix's keys and values",
                 "policy.use_cache", "pass --policy.use_cache=true (LeRobot's default)");
@@ -165,20 +166,51 @@ PolicyOutput SmolVLAPolicy::forward(const Batch& batch, const torch::Tensor& noi
   return out;
 }
 
-torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch) {
+torch::Tensor SmolVLAPolicy::draw_noise(const Batch& batch) const {
   const auto& state = need(batch, "observation.state");
   const std::vector<int64_t> shape = {state.size(0), config_.chunk_size, config_.max_action_dim};
-  return predict_action_chunk(batch, torch::normal(0.0, 1.0, shape, c10::nullopt, state.options().dtype(torch::kFloat)));
+  return torch::normal(0.0, 1.0, shape, c10::nullopt, state.options().dtype(torch::kFloat));
+}
+
+torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch) {
+  return predict_action_chunk(batch, draw_noise(batch));
 }
 
 torch::Tensor SmolVLAPolicy::predict_action_chunk(const Batch& batch, const torch::Tensor& noise) {
+  return sample_chunk(batch, noise, {});
+}
+
+torch::Tensor SmolVLAPolicy::sample_chunk(const Batch& batch, const torch::Tensor& noise,
+                                          const VLAFlowMatchingImpl::VelocityGuide& guide) {
   eval();
   torch::NoGradGuard no_grad;
-  auto actions = model->sample_actions(prepare_inputs(batch), noise).narrow(2, 0, action_dim_);
+  auto actions = model->sample_actions(prepare_inputs(batch), noise, guide).narrow(2, 0, action_dim_);
   return config_.adapt_to_pi_aloha ? aloha_convert(actions, gripper_from_angular) : actions;
 }
 
+torch::Tensor SmolVLAPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGuidance& guidance,
+                                                      const torch::Tensor& noise) {
+  if (!rtc_)
+    throw_usage("real-time chunking is off for this policy", "policy.rtc_config",
+                "turn it on first (InferencePolicy::set_rtc, or rtc_config in config.json)");
+  const RtcSettings settings = *rtc_;
+  return sample_chunk(batch, noise.defined() ? noise : draw_noise(batch),
+                      [&](const torch::Tensor& x_t, const torch::Tensor& v_t, double time) {
+                        return rtc_guided_velocity(settings, guidance, x_t, v_t, time);
+                      });
+}
+
+void SmolVLAPolicy::set_rtc(std::optional<RtcSettings> settings) {
+  rtc_ = std::move(settings);
+  config_.rtc_config = rtc_ ? rtc_config_json(*rtc_) : Json(nullptr);
+}
+
 torch::Tensor SmolVLAPolicy::select_action(const Batch& batch) {
+  if (rtc_)
+    throw_usage("select_action does not take real-time chunking (LeRobot's SmolVLA asserts the same)",
+                "policy.rtc_config",
+                "predict chunks with the previous chunk's leftover (InferencePolicy::predict_action_chunk with "
+                "guidance), or set rtc_config to null to evaluate with select_action");
   return pop_queued_action(action_queue_, config_.n_action_steps, [&] { return next_chunk(batch); });
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "lerobot/policies/policy.h"
+#include "lerobot/policies/rtc.h"
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 #include "lerobot/policies/smolvla/vla_flow_matching.h"
 
@@ -16,7 +17,7 @@ namespace lerobot {
 inline constexpr const char* kLanguageTokens = "observation.language.tokens";
 inline constexpr const char* kLanguageMask = "observation.language.attention_mask";
 
-class SmolVLAPolicy : public Policy {
+class SmolVLAPolicy : public Policy, public RtcPolicy {
  public:
   // `vlm_dir`: the local folder of config.vlm_model_name (its config.json and tokenizer.json;
   // with config.load_vlm_weights also its *.safetensors, loaded into the backbone unless
@@ -31,7 +32,13 @@ class SmolVLAPolicy : public Policy {
   PolicyOutput forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time);
   torch::Tensor predict_action_chunk(const Batch& batch) override;  // (B, chunk, A)
   torch::Tensor predict_action_chunk(const Batch& batch, const torch::Tensor& noise);
+  // Refused with real-time chunking on (LeRobot asserts the same): chunks then come from
+  // predict_action_chunk_rtc with the previous chunk's leftover.
   torch::Tensor select_action(const Batch& batch) override;
+  void set_rtc(std::optional<RtcSettings> settings) override;
+  const std::optional<RtcSettings>& rtc() const override { return rtc_; }
+  torch::Tensor predict_action_chunk_rtc(const Batch& batch, const RtcGuidance& guidance,
+                                         const torch::Tensor& noise = torch::Tensor()) override;
   void reset() override { action_queue_.clear(); }
   const PolicyConfig& config() const override { return config_; }
   // LeRobot's get_optim_params: every parameter, the frozen ones included (they get no gradient,
@@ -48,10 +55,14 @@ class SmolVLAPolicy : public Policy {
 
  private:
   VlaInputs prepare_inputs(const Batch& batch) const;
+  torch::Tensor draw_noise(const Batch& batch) const;  // normal (B, chunk, max_action_dim) on the state's device
+  // The denoised chunk, cut to the action dims (and Aloha-converted), each velocity through `guide`.
+  torch::Tensor sample_chunk(const Batch& batch, const torch::Tensor& noise, const VLAFlowMatchingImpl::VelocityGuide& guide);
   SmolVLAConfig config_;
   int64_t action_dim_ = 0;
   bool device_side_time_ = false;
   std::deque<torch::Tensor> action_queue_;
+  std::optional<RtcSettings> rtc_;  // from config_.rtc_config
 };
 
 // openpi's flow-matching time: Beta(1.5, 1) · 0.999 + 0.001, drawn as torch.distributions.Beta

@@ -163,7 +163,8 @@ torch::Tensor VLAFlowMatchingImpl::denoise_step(const PrefixKv& kv, const torch:
   return linear(action_out_proj, out);
 }
 
-torch::Tensor VLAFlowMatchingImpl::sample_actions(const VlaInputs& in, const torch::Tensor& noise) {
+torch::Tensor VLAFlowMatchingImpl::sample_actions(const VlaInputs& in, const torch::Tensor& noise,
+                                                  const VelocityGuide& guide) {
   auto prefix = embed_prefix(in);
   auto positions = prefix.pad_masks.to(torch::kInt64).cumsum(1) - 1;
   const PrefixKv kv = vlm_with_expert->prefill(prefix.embs, make_att_2d_masks(prefix.pad_masks, prefix.att_masks), positions);
@@ -173,7 +174,9 @@ torch::Tensor VLAFlowMatchingImpl::sample_actions(const VlaInputs& in, const tor
   for (int64_t step = 0; step < config_.num_steps; ++step) {
     const double t = 1.0 + static_cast<double>(step) * dt;
     auto time = torch::full({b}, t, noise.options().dtype(torch::kFloat));
-    x_t = x_t + dt * denoise_step(kv, prefix.pad_masks, x_t, time);
+    auto v_t = denoise_step(kv, prefix.pad_masks, x_t, time);
+    if (guide) v_t = guide(x_t, v_t, t);
+    x_t = x_t + dt * v_t;
   }
   return x_t;
 }

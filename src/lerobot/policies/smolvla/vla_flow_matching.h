@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <vector>
 
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
@@ -31,8 +32,10 @@ class VLAFlowMatchingImpl : public torch::nn::Module {
   // max_action_dim), noise of that shape and time (B,).
   torch::Tensor forward(const VlaInputs& in, const torch::Tensor& actions, const torch::Tensor& noise,
                         const torch::Tensor& time);
+  // Each Euler step's velocity may be adjusted: (x_t, v_t, flow time) -> velocity (real-time chunking).
+  using VelocityGuide = std::function<torch::Tensor(const torch::Tensor& x_t, const torch::Tensor& v_t, double time)>;
   // Denoised actions (B, chunk, max_action_dim) from noise of that shape.
-  torch::Tensor sample_actions(const VlaInputs& in, const torch::Tensor& noise);
+  torch::Tensor sample_actions(const VlaInputs& in, const torch::Tensor& noise, const VelocityGuide& guide = {});
 
   SmolVLMWithExpert vlm_with_expert{nullptr};
   torch::nn::Linear state_proj{nullptr}, action_in_proj{nullptr}, action_out_proj{nullptr};
