@@ -31,10 +31,16 @@ dataset instead, and also print the action recorded there.
 draws the noise Python draws after torch.manual_seed(N) on the CPU (scripts/check_python_lerobot.py).
 --task="..." is the task in words, for a policy that reads it (SmolVLA); with --dataset.root the
 frame's own task is used unless --task is given.
+--left_over=FILE (safetensors, "action": (steps, action dim) in robot units, e.g. the rows of a
+previous --output not executed yet) predicts with real-time chunking (SmolVLA; LeRobot's RTC,
+guided): the chunk is pulled toward those actions, the first --inference_delay=N of them (default
+0) fully, fading out by --execution_horizon=H. The settings are the checkpoint's rtc_config, or
+LeRobot's RTCConfig defaults when it has none.
 )";
 
 const std::vector<std::string> kInferFlags = {"--policy.path", "--observation", "--output", "--policy.device",
-                                              "--dataset.root", "--frame", "--seed", "--task"};
+                                              "--dataset.root", "--frame", "--seed", "--task",
+                                              "--left_over", "--inference_delay", "--execution_horizon"};
 
 // A whole number >= 0 given to `flag`.
 int64_t non_negative(const std::string& value, const std::string& flag, const std::string& what) {
@@ -56,7 +62,12 @@ int infer_main(const Args& input) {
   }
   Args args = input;
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
-  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame", "seed", "task"});
+  auto flags = take_named_flags(args, {"policy.path", "observation", "output", "policy.device", "dataset.root", "frame",
+                                       "seed", "task", "left_over", "inference_delay", "execution_horizon"});
+  for (const char* rtc_flag : {"inference_delay", "execution_horizon"})
+    if (flags.count(rtc_flag) && !flags.count("left_over"))
+      throw_usage(std::string("--") + rtc_flag + " needs --left_over", std::string("--") + rtc_flag,
+                  "pass --left_over=FILE.safetensors (the previous chunk's actions not executed yet)");
   if (!args.empty()) {
     const std::string key = args.front().substr(0, args.front().find('='));
     const std::string near = nearest(key, kInferFlags);
@@ -94,11 +105,34 @@ int infer_main(const Args& input) {
   }
   if (flags.count("task")) policy.set_task(flags["task"]);
   if (flags.count("seed")) torch::manual_seed(uint64_t(non_negative(flags["seed"], "--seed", "a seed")));
+  torch::Tensor left_over;
+  if (flags.count("left_over")) {
+    const TensorMap file = load_safetensors(flags["left_over"]);
+    if (!file.count("action"))
+      throw_usage("no 'action' tensor in " + flags["left_over"], "--left_over",
+                  "save the leftover (steps, action dim) under \"action\", as --output writes a chunk");
+    left_over = file.at("action");
+    if (!dynamic_cast<RtcPolicy*>(&policy.policy()))
+      throw_usage("policy type '" + policy.config().type() + "' has no real-time chunking (SmolVLA has)", "--left_over",
+                  "drop --left_over");
+    if (!dynamic_cast<RtcPolicy&>(policy.policy()).rtc()) policy.set_rtc(RtcSettings{});  // LeRobot's defaults
+  }
   torch::Tensor chunk;
   try {
-    chunk = policy.predict_action_chunk(observation);
+    if (left_over.defined()) {
+      std::optional<int64_t> horizon;
+      if (flags.count("execution_horizon"))
+        horizon = non_negative(flags["execution_horizon"], "--execution_horizon", "a step count");
+      const int64_t delay =
+          flags.count("inference_delay") ? non_negative(flags["inference_delay"], "--inference_delay", "a step count") : 0;
+      chunk = policy.predict_action_chunk(observation, left_over, delay, horizon);
+    } else {
+      chunk = policy.predict_action_chunk(observation);
+    }
   } catch (const Error& e) {  // the observation does not fit the policy (a missing input, a wrong image shape)
     if (e.kind() != ErrorKind::kUsage) throw;
+    if (e.where() == "left_over" || e.where() == "prev_chunk_left_over")  // the leftover does not fit the chunk
+      throw_usage(e.problem() + " (" + flags["left_over"] + ")", "--left_over", e.fix());
     throw_data(e.problem(), flags["observation"],
                e.fix().empty() ? "save one tensor per input feature of config.json under its key" : e.fix());
   }

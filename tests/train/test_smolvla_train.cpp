@@ -167,6 +167,44 @@ TEST(SmolVLATrain, RealTimeChunkingThroughTheDeploymentApiTakesTheLeftoverInRobo
   EXPECT_EQ(policy.select_action(obs).size(0), 2);
 }
 
+// `lerobot-cpp infer --left_over`: the rows of a previous --output not executed yet give the
+// deployment API's guided chunk for the same seed; a leftover that does not fit is named.
+TEST(SmolVLATrain, InferTakesThePreviousChunksLeftover) {
+  const fs::path out = train_scratch() / "smolvla_infer_rtc";
+  run_train(tiny_smolvla_run(out, 1));
+  const fs::path pm = out / "checkpoints/last/pretrained_model";
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::tensor({0.3f, 0.6f})},
+                                              {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  save_safetensors(out / "obs.safetensors", TensorMap(obs.begin(), obs.end()));
+  const std::string base = "infer --policy.path=" + pm.string() + " --observation=" + (out / "obs.safetensors").string() +
+                           " --task=\"push the block\"";
+  std::string log;
+  ASSERT_EQ(testing::run_cli(base + " --seed=3 --output=" + (out / "prev.safetensors").string(), &log), 0) << log;
+  const torch::Tensor prev = load_safetensors(out / "prev.safetensors").at("action");
+  save_safetensors(out / "left.safetensors", {{"action", prev.slice(0, 1).contiguous()}});
+  ASSERT_EQ(testing::run_cli(base + " --seed=4 --left_over=" + (out / "left.safetensors").string() +
+                                 " --inference_delay=1 --output=" + (out / "guided.safetensors").string(),
+                             &log),
+            0)
+      << log;
+  const torch::Tensor guided = load_safetensors(out / "guided.safetensors").at("action");
+
+  InferencePolicy policy(pm);
+  policy.set_task("push the block");
+  policy.set_rtc(RtcSettings{});
+  torch::manual_seed(4);
+  const torch::Tensor want = policy.predict_action_chunk(obs, prev.slice(0, 1), 1);
+  EXPECT_TRUE(torch::allclose(guided, want, 1e-5, 1e-6)) << guided << want;
+  torch::manual_seed(4);
+  EXPECT_FALSE(torch::allclose(guided, policy.predict_action_chunk(obs, torch::Tensor(), 1), 1e-5, 1e-6));
+
+  save_safetensors(out / "long.safetensors", {{"action", torch::zeros({9, 2})}});  // longer than the chunk
+  EXPECT_EQ(testing::run_cli(base + " --left_over=" + (out / "long.safetensors").string(), &log), 2) << log;
+  EXPECT_NE(log.find("--left_over"), std::string::npos) << log;
+  EXPECT_EQ(testing::run_cli(base + " --inference_delay=2", &log), 2) << log;
+  EXPECT_NE(log.find("--inference_delay"), std::string::npos) << log;
+}
+
 // Fine-tuning a SmolVLA checkpoint on a dataset whose camera has another size: SmolVLA resizes
 // every camera itself, so LeRobot accepts it (the checkpoint's shapes stay in config.json).
 TEST(SmolVLATrain, FineTunesOnACameraOfAnotherSize) {
