@@ -27,7 +27,7 @@ Trains K warm-up steps and K timed steps (K = --measure_steps, default 10) with 
 flags in a temporary directory (when the dataset's first epoch ends on a smaller batch inside
 those steps, the warm-up runs past it: a batch of a new shape runs once without the CUDA graph
 while cuDNN picks its kernels, which a long run pays once), and prints: the policy size and its weights + gradients + AdamW
-state per process, the dataset's frames, the optimizer steps for --epochs passes over it with
+state per process (a frozen parameter: its weight only), the dataset's frames, the optimizer steps for --epochs passes over it with
 --batch_size x --num_gpus processes x accumulation, and the time that takes if each of the
 --num_gpus processes runs as fast as the measured one (communication not included: on one
 machine with NVLink DDP keeps most of it hidden; see docs/BENCHMARKS.md for measured overlap).
@@ -166,8 +166,24 @@ int estimate_main(const Args& input) {
   const double samples = ef.epochs * static_cast<double>(frames);
   const int64_t loop_steps = static_cast<int64_t>(std::ceil(samples / (batch * ef.num_gpus)));
   const int64_t updates = static_cast<int64_t>(std::ceil(samples / per_update));
-  std::printf("policy %s: %.1f M learnable parameters; float32 weights + gradients + AdamW state: %.0f MB per process\n",
-              cfg.policy->type().c_str(), params / 1e6, params * 16 / (1024 * 1024));
+  // Each learnable parameter holds its weight, gradient and AdamW's two moments in its own dtype;
+  // a frozen one (SmolVLA's backbone) only its weight.
+  auto listing = [](const std::map<std::string, TrainResult::ParamCount>& by_dtype) {
+    std::string out;
+    for (const auto& [dtype, c] : by_dtype) {
+      char part[64];
+      std::snprintf(part, sizeof part, "%s%.4g M %s", out.empty() ? "" : ", ", c.numel / 1e6, dtype.c_str());
+      out += part;
+    }
+    return out;
+  };
+  double state_bytes = 0;
+  for (const auto& [dtype, c] : result.learnable_by_dtype) state_bytes += 4.0 * static_cast<double>(c.bytes);
+  for (const auto& [dtype, c] : result.frozen_by_dtype) state_bytes += static_cast<double>(c.bytes);
+  std::printf("policy %s: %.1f M learnable parameters (%s)%s; weights + gradients + AdamW state: %.0f MB per process\n",
+              cfg.policy->type().c_str(), params / 1e6, listing(result.learnable_by_dtype).c_str(),
+              result.frozen_by_dtype.empty() ? "" : ("; frozen: " + listing(result.frozen_by_dtype)).c_str(),
+              state_bytes / (1024 * 1024));
   std::printf("dataset: %lld frames; %.3g epoch(s) = %.0f samples\n", static_cast<long long>(frames), ef.epochs, samples);
   std::printf("layout: batch %lld x %d process(es) x accumulation %lld = %lld samples per optimizer step\n",
               static_cast<long long>(batch), ef.num_gpus, static_cast<long long>(accumulation),

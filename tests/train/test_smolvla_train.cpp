@@ -205,6 +205,39 @@ TEST(SmolVLATrain, InferTakesThePreviousChunksLeftover) {
   EXPECT_NE(log.find("--inference_delay"), std::string::npos) << log;
 }
 
+// estimate counts SmolVLA's memory by dtype: with load_vlm_weights the backbone is frozen
+// bfloat16 (its weights only) and the expert learns in bfloat16 beside float32 projections (weight,
+// gradient and two AdamW moments each, in their own dtype).
+TEST(SmolVLATrain, EstimateCountsTheFrozenBackboneAndEachDtype) {
+  std::string flags;
+  for (const auto& a : tiny_smolvla_run(train_scratch() / "unused", 1, {"--policy.load_vlm_weights=true"}))
+    if (a.rfind("--steps=", 0) != 0 && a.rfind("--output_dir=", 0) != 0 && a.rfind("--log_freq=", 0) != 0) flags += " " + a;
+  std::string text;
+  ASSERT_EQ(testing::run_cli("estimate" + flags + " --measure_steps=1", &text), 0) << text;
+  const auto line_at = text.find("policy smolvla: ");
+  ASSERT_NE(line_at, std::string::npos) << text;
+  const std::string line = text.substr(line_at, text.find('\n', line_at) - line_at);
+  // "... learnable parameters (A M bfloat16, B M float32); frozen: C M bfloat16; ...: N MB per process"
+  auto millions = [&](const std::string& after, const std::string& dtype) {
+    const auto from = line.find(after);
+    EXPECT_NE(from, std::string::npos) << line;
+    const auto at = line.find(" M " + dtype, from);
+    EXPECT_NE(at, std::string::npos) << line;
+    const auto start = line.find_last_of("(:, ", at - 1) + 1;
+    return std::stod(line.substr(start, at - start));
+  };
+  const double learn_bf16 = millions("learnable parameters (", "bfloat16");
+  const double learn_f32 = millions("learnable parameters (", "float32");
+  const double frozen_bf16 = millions("frozen: ", "bfloat16");
+  EXPECT_GT(frozen_bf16, 0.0);
+  EXPECT_GT(learn_bf16, 0.0);
+  const auto mb_at = line.find(" MB per process");
+  ASSERT_NE(mb_at, std::string::npos) << line;
+  const double mb = std::stod(line.substr(line.rfind(' ', mb_at - 1) + 1));
+  const double want = (4 * (2 * learn_bf16 + 4 * learn_f32) + 2 * frozen_bf16) * 1e6 / (1024 * 1024);
+  EXPECT_NEAR(mb, want, 0.01 * want + 0.5) << line;
+}
+
 // Fine-tuning a SmolVLA checkpoint on a dataset whose camera has another size: SmolVLA resizes
 // every camera itself, so LeRobot accepts it (the checkpoint's shapes stay in config.json).
 TEST(SmolVLATrain, FineTunesOnACameraOfAnotherSize) {

@@ -90,8 +90,18 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
   result.output_dir = s.output_dir;
   result.last_loss = last_loss.defined() ? last_loss.item<double>() : 0.0;
   result.device = s.device.str();
-  for (const auto& p : s.policy->parameters())
+  for (const auto& p : s.policy->parameters()) {
+    const c10::ScalarType t = p.scalar_type();
+    const std::string dtype = t == torch::kFloat      ? "float32"
+                              : t == torch::kBFloat16 ? "bfloat16"
+                              : t == torch::kHalf     ? "float16"
+                              : t == torch::kDouble   ? "float64"
+                                                      : std::string(c10::toString(t));
+    auto& count = (p.requires_grad() ? result.learnable_by_dtype : result.frozen_by_dtype)[dtype];
+    count.numel += p.numel();
+    count.bytes += p.numel() * static_cast<int64_t>(p.element_size());
     if (p.requires_grad()) result.num_learnable_params += p.numel();
+  }
   return result;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <map>
 #include <string>
 
 #include "lerobot/common/fs.h"
@@ -15,6 +16,12 @@ struct TrainResult {
   fs::path output_dir;
   double last_loss = 0.0;
   int64_t num_learnable_params = 0;
+  // The parameters by dtype ("float32", "bfloat16", ...), learnable and frozen (SmolVLA's
+  // backbone), for estimate's memory figure.
+  struct ParamCount {
+    int64_t numel = 0, bytes = 0;
+  };
+  std::map<std::string, ParamCount> learnable_by_dtype, frozen_by_dtype;
   std::string device;  // where it trained ("cpu", "cuda:0")
 };
 
