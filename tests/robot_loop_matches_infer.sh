@@ -7,7 +7,8 @@
 # from a local Hub (tests/hub/hub_server.py), the policy gives the same action. Then a tiny SmolVLA
 # whose config.json names its backbone by Hub id (the tests' tiny SmolVLM, served by that Hub): the
 # program finds the backbone through install_hub_model_resolver() and, given the task in words,
-# acts as `lerobot-cpp infer --task` does.
+# acts as `lerobot-cpp infer --task` does; with --rtc it predicts chunks on a thread of its own
+# from the leftover of the last one (real-time chunking).
 # Usage: tests/robot_loop_matches_infer.sh LEROBOT_CPP WORK_DIR ROBOT_LOOP [LAUNCHER ARGS...]
 set -euo pipefail
 cli=${1:?usage: robot_loop_matches_infer.sh LEROBOT_CPP WORK_DIR ROBOT_LOOP [LAUNCHER...]}
@@ -90,3 +91,14 @@ same_action "$svla_ours" "$svla_theirs" "robot_loop runs SmolVLA (backbone me/ti
   { cat "$work/svla_loop2.log"; exit 1; }
 [ "$(grep '^action:' "$work/svla_loop2.log")" != "action:$svla_ours" ] || { echo "FAIL: the task text changed nothing"; exit 1; }
 echo "OK: another task, another action"
+# Real-time chunking: an inference thread predicts each next chunk from the queue's leftover while
+# the loop executes at 100 Hz (chunk 4, refilled at 2 left): every action printed, later chunks
+# guided by what was still queued when their prediction started.
+"$@" "$robot" "$svla" --rtc --steps=16 --fps=100 --task="$task" >"$work/svla_rtc.log" 2>&1 || { cat "$work/svla_rtc.log"; exit 1; }
+n=$(grep -c '^episode 0 step .* action:' "$work/svla_rtc.log")
+[ "$n" = 16 ] || { echo "FAIL: $n actions with --rtc, expected 16"; cat "$work/svla_rtc.log"; exit 1; }
+summary=$(grep '^real-time chunking:' "$work/svla_rtc.log")
+chunks=$(echo "$summary" | sed 's/^real-time chunking: \([0-9]*\) chunks, \([0-9]*\) of them.*/\1/')
+guided=$(echo "$summary" | sed 's/^real-time chunking: \([0-9]*\) chunks, \([0-9]*\) of them.*/\2/')
+[ "$chunks" -ge 4 ] && [ "$guided" -ge 2 ] || { echo "FAIL: $summary"; exit 1; }
+echo "OK: --rtc: $summary"

@@ -11,6 +11,8 @@
 //   robot_loop POLICY [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda] [--revision=REV]
 //              [--task=TEXT] [--save_observation=FILE.safetensors]   (keeps the first tick's observation)
 //   robot_loop POLICY --observation=FILE.safetensors [--task=TEXT] [--seed=N]  (one observation: its action)
+//   robot_loop POLICY --rtc [--refill=K] ...   (real-time chunking, SmolVLA: the next chunk is
+//              predicted on another thread from the queue's leftover while this loop executes)
 // POLICY: a pretrained_model directory or a Hub id (HF_TOKEN, HF_ENDPOINT, HF_HUB_OFFLINE apply).
 // --task: the instruction in words, for a policy that reads it (SmolVLA), as LeRobot's
 // dataset task or --single_task. --seed: LibTorch's generator seeded before that one prediction, as
@@ -19,9 +21,13 @@
 #include <lerobot/hub/policy_models.h>
 #include <lerobot/hub/pretrained.h>
 #include <lerobot/policies/inference.h>
+#include <lerobot/policies/rtc_action_queue.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
+#include <mutex>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -67,12 +73,74 @@ std::string flag(int argc, char** argv, const std::string& name, const std::stri
   return fallback;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// One episode with real-time chunking: this thread executes one queued action per tick while an
+// inference thread, whenever `refill` or fewer actions are left, predicts the next chunk from the
+// latest observation and the queue's leftover; the chunk replaces the queue minus the ticks that
+// passed while it was predicted, and the next prediction expects as many (its inference_delay).
+void rtc_episode(lerobot::InferencePolicy& policy, int episode, int steps, double fps, int64_t refill) {
+  const lerobot::PolicyConfig& cfg = policy.config();
+  lerobot::RtcActionQueue queue;
+  std::mutex observed;
+  torch::Tensor joints = torch::zeros({0});
+  std::map<std::string, torch::Tensor> latest = read_robot(cfg, 0, joints);
+  std::atomic<bool> stop{false};
+  std::atomic<int> chunks{0}, guided{0};
+  std::thread inference([&] {
+    int64_t expected_delay = 0;
+    while (!stop) {
+      if (queue.size() > refill) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        continue;
+      }
+      std::map<std::string, torch::Tensor> observation;
+      {
+        std::lock_guard<std::mutex> lock(observed);
+        observation = latest;
+      }
+      const int64_t before = queue.consumed();
+      const torch::Tensor left = queue.left_over();
+      const torch::Tensor chunk = policy.predict_action_chunk(observation, left, expected_delay);
+      expected_delay = queue.consumed() - before;  // the ticks this prediction took
+      queue.merge(chunk, expected_delay);
+      ++chunks;
+      if (left.defined()) ++guided;
+    }
+  });
+  int waited = 0;
+  auto next_tick = Clock::now();
+  for (int t = 0; t < steps; ++t) {
+    std::optional<torch::Tensor> action = queue.pop();
+    for (; !action; action = queue.pop()) {  // no chunk yet: the robot holds still this tick
+      ++waited;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const std::string label = "episode " + std::to_string(episode) + " step " + std::to_string(t) + " action:";
+    print_action(label.c_str(), *action);  // on a robot: send it to the motors
+    joints = *action;
+    {
+      std::lock_guard<std::mutex> lock(observed);
+      latest = read_robot(cfg, t + 1, joints);
+    }
+    if (fps > 0) {
+      next_tick += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps));
+      std::this_thread::sleep_until(next_tick);
+    }
+  }
+  stop = true;
+  inference.join();
+  std::printf("real-time chunking: %d chunks, %d of them guided by the previous chunk's leftover; %d waits for a chunk\n",
+              chunks.load(), guided.load(), waited);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: robot_loop POLICY [--episodes=N] [--steps=N] [--fps=F] [--device=cpu|cuda]\n"
                          "                  [--revision=REV] [--task=TEXT] [--save_observation=FILE.safetensors]\n"
+                         "                  [--rtc [--refill=K]]   (real-time chunking: SmolVLA)\n"
                          "       robot_loop POLICY --observation=FILE.safetensors [--task=TEXT] [--seed=N]\n"
                          "POLICY: a pretrained_model directory or a Hub id (user/name)\n");
     return 2;
@@ -104,6 +172,15 @@ int main(int argc, char** argv) {
     const int steps = std::stoi(flag(argc, argv, "steps", "20"));
     const double fps = std::stod(flag(argc, argv, "fps", "0"));  // 0: as fast as the policy answers
     const std::string save = flag(argc, argv, "save_observation", "");
+    if (flag(argc, argv, "rtc", "") == "true" || std::find(argv + 2, argv + argc, std::string("--rtc")) != argv + argc) {
+      auto* rtc = dynamic_cast<lerobot::RtcPolicy*>(&policy.policy());
+      if (rtc && !rtc->rtc()) policy.set_rtc(lerobot::RtcSettings{});  // LeRobot's RTCConfig defaults
+      const auto horizon = cfg.action_delta_indices();  // the chunk's steps
+      const int64_t half_chunk = horizon ? static_cast<int64_t>(horizon->size()) / 2 : 1;
+      const int64_t refill = std::stoll(flag(argc, argv, "refill", std::to_string(half_chunk)));
+      for (int e = 0; e < episodes; ++e) rtc_episode(policy, e, steps, fps, refill);
+      return 0;
+    }
     std::vector<double> latency_ms;
     for (int e = 0; e < episodes; ++e) {
       policy.reset();  // a new episode: forget the queued actions of the last one
