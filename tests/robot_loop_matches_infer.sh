@@ -102,3 +102,7 @@ chunks=$(echo "$summary" | sed 's/^real-time chunking: \([0-9]*\) chunks, \([0-9
 guided=$(echo "$summary" | sed 's/^real-time chunking: \([0-9]*\) chunks, \([0-9]*\) of them.*/\2/')
 [ "$chunks" -ge 4 ] && [ "$guided" -ge 2 ] || { echo "FAIL: $summary"; exit 1; }
 echo "OK: --rtc: $summary"
+# A policy without real-time chunking (the ACT above) is refused by name, not run.
+if "$@" "$robot" "$policy" --rtc --steps=2 >"$work/act_rtc.log" 2>&1; then echo "FAIL: --rtc ran ACT"; exit 1; fi
+grep -q "has no real-time chunking" "$work/act_rtc.log" || { echo "FAIL: no reason given"; cat "$work/act_rtc.log"; exit 1; }
+echo "OK: --rtc refused for ACT: $(cat "$work/act_rtc.log")"

@@ -27,7 +27,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -85,9 +87,9 @@ void rtc_episode(lerobot::InferencePolicy& policy, int episode, int steps, doubl
   std::mutex observed;
   torch::Tensor joints = torch::zeros({0});
   std::map<std::string, torch::Tensor> latest = read_robot(cfg, 0, joints);
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, failed{false};
   std::atomic<int> chunks{0}, guided{0};
-  std::thread inference([&] {
+  auto predict_chunks = [&] {
     int64_t expected_delay = 0;
     while (!stop) {
       if (queue.size() > refill) {
@@ -107,15 +109,25 @@ void rtc_episode(lerobot::InferencePolicy& policy, int episode, int steps, doubl
       ++chunks;
       if (left.defined()) ++guided;
     }
+  };
+  std::exception_ptr failure;  // what stopped the inference thread, rethrown below
+  std::thread inference([&] {
+    try {
+      predict_chunks();
+    } catch (...) {
+      failure = std::current_exception();
+      failed = true;
+    }
   });
   int waited = 0;
   auto next_tick = Clock::now();
   for (int t = 0; t < steps; ++t) {
     std::optional<torch::Tensor> action = queue.pop();
-    for (; !action; action = queue.pop()) {  // no chunk yet: the robot holds still this tick
+    for (; !action && !failed; action = queue.pop()) {  // no chunk yet: the robot holds still this tick
       ++waited;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
+    if (!action) break;  // the inference thread failed
     const std::string label = "episode " + std::to_string(episode) + " step " + std::to_string(t) + " action:";
     print_action(label.c_str(), *action);  // on a robot: send it to the motors
     joints = *action;
@@ -130,6 +142,7 @@ void rtc_episode(lerobot::InferencePolicy& policy, int episode, int steps, doubl
   }
   stop = true;
   inference.join();
+  if (failure) std::rethrow_exception(failure);
   std::printf("real-time chunking: %d chunks, %d of them guided by the previous chunk's leftover; %d waits for a chunk\n",
               chunks.load(), guided.load(), waited);
 }
@@ -174,7 +187,8 @@ int main(int argc, char** argv) {
     const std::string save = flag(argc, argv, "save_observation", "");
     if (flag(argc, argv, "rtc", "") == "true" || std::find(argv + 2, argv + argc, std::string("--rtc")) != argv + argc) {
       auto* rtc = dynamic_cast<lerobot::RtcPolicy*>(&policy.policy());
-      if (rtc && !rtc->rtc()) policy.set_rtc(lerobot::RtcSettings{});  // LeRobot's RTCConfig defaults
+      if (!rtc) throw std::runtime_error("--rtc: policy type '" + cfg.type() + "' has no real-time chunking (SmolVLA has)");
+      if (!rtc->rtc()) policy.set_rtc(lerobot::RtcSettings{});  // LeRobot's RTCConfig defaults
       const auto horizon = cfg.action_delta_indices();  // the chunk's steps
       const int64_t half_chunk = horizon ? static_cast<int64_t>(horizon->size()) / 2 : 1;
       const int64_t refill = std::stoll(flag(argc, argv, "refill", std::to_string(half_chunk)));
