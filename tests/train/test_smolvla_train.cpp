@@ -162,6 +162,7 @@ TEST(SmolVLATrain, RealTimeChunkingThroughTheDeploymentApiTakesTheLeftoverInRobo
   EXPECT_LT((guided[0] - left[0]).abs().sum().item<double>(), (plain[0] - left[0]).abs().sum().item<double>());
   EXPECT_THROW(policy.select_action(obs), Error);
   EXPECT_THROW(policy.predict_action_chunk(obs, left, -1), Error);
+  EXPECT_THROW(policy.predict_action_chunk(obs, left, 1, -2), Error) << "a negative execution horizon";
   EXPECT_THROW(policy.predict_action_chunk(obs, previous.unsqueeze(0), 1), Error) << "(T, A) only";
   policy.set_rtc(std::nullopt);
   EXPECT_EQ(policy.select_action(obs).size(0), 2);

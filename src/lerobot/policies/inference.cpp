@@ -88,6 +88,8 @@ torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, 
   RtcPolicy& rtc = rtc_policy(*policy_);
   if (inference_delay < 0)
     throw_usage("inference_delay must be >= 0, got " + std::to_string(inference_delay), "inference_delay");
+  if (execution_horizon && *execution_horizon < 0)
+    throw_usage("execution_horizon must be >= 0, got " + std::to_string(*execution_horizon), "execution_horizon");
   RtcGuidance guidance;
   guidance.inference_delay = inference_delay;
   guidance.execution_horizon = execution_horizon;
