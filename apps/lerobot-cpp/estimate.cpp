@@ -26,8 +26,9 @@ const char* kEstimateUsage = R"(usage: lerobot-cpp estimate --policy.type=act --
 Trains K warm-up steps and K timed steps (K = --measure_steps, default 10) with the given train
 flags in a temporary directory (when the dataset's first epoch ends on a smaller batch inside
 those steps, the warm-up runs past it: a batch of a new shape runs once without the CUDA graph
-while cuDNN picks its kernels, which a long run pays once), and prints: the policy size and its weights + gradients + AdamW
-state per process (a frozen parameter: its weight only), the dataset's frames, the optimizer steps for --epochs passes over it with
+while cuDNN picks its kernels, which a long run pays once), and prints: the policy size and its
+weights + gradients + AdamW state per process (a frozen parameter: its weight only), the
+dataset's frames, the optimizer steps for --epochs passes over it with
 --batch_size x --num_gpus processes x accumulation, and the time that takes if each of the
 --num_gpus processes runs as fast as the measured one (communication not included: on one
 machine with NVLink DDP keeps most of it hidden; see docs/BENCHMARKS.md for measured overlap).
