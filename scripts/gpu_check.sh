@@ -165,8 +165,13 @@ real_runs() {  # lerobot-cpp train on CUDA (whole-step graphs, the loader's pinn
   run smolvla_bf16_cuda 60 "$LR" train $svla --policy.load_vlm_weights=true --output_dir=$D/svla_bf16
   run smolvla_eval_cuda 60 "$LR" eval --policy.path=$D/svla/checkpoints/last/pretrained_model --env.type=reach2d \
     --policy.device=cuda --eval.n_episodes=10 --eval.batch_size=10 --output_dir=$D/svla_eval
-  for f in smolvla_cuda smolvla_bf16_cuda smolvla_eval_cuda; do
-    grep -E "step:|CUDA graph|pc_success|error" "$L/$f.log" | head -6 | sed "s/^/  $f| /" >>"$S"
+  # Real-time chunking on CUDA (session 21, not yet run there): a chunk, then one guided by it.
+  run smolvla_infer_cuda 30 "$LR" infer --policy.path=$D/svla/checkpoints/last/pretrained_model --policy.device=cuda \
+    --dataset.root=$D/reach2d --frame=5 --seed=1 --output=$D/svla_chunk.safetensors
+  run smolvla_rtc_cuda 30 "$LR" infer --policy.path=$D/svla/checkpoints/last/pretrained_model --policy.device=cuda \
+    --dataset.root=$D/reach2d --frame=6 --seed=2 --left_over=$D/svla_chunk.safetensors --inference_delay=2
+  for f in smolvla_cuda smolvla_bf16_cuda smolvla_eval_cuda smolvla_infer_cuda smolvla_rtc_cuda; do
+    grep -E "step:|CUDA graph|pc_success|error|\[0\]" "$L/$f.log" | head -6 | sed "s/^/  $f| /" >>"$S"
   done
 }
 if phase gpu; then
