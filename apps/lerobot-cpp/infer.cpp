@@ -112,10 +112,7 @@ int infer_main(const Args& input) {
       throw_usage("no 'action' tensor in " + flags["left_over"], "--left_over",
                   "save the leftover (steps, action dim) under \"action\", as --output writes a chunk");
     left_over = file.at("action");
-    if (!dynamic_cast<RtcPolicy*>(&policy.policy()))
-      throw_usage("policy type '" + policy.config().type() + "' has no real-time chunking (SmolVLA has)", "--left_over",
-                  "drop --left_over");
-    if (!dynamic_cast<RtcPolicy&>(policy.policy()).rtc()) policy.set_rtc(RtcSettings{});  // LeRobot's defaults
+    policy.ensure_rtc("--left_over");
   }
   torch::Tensor chunk;
   try {

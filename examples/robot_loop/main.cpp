@@ -26,13 +26,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
-#include <exception>
-#include <mutex>
-#include <stdexcept>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -186,9 +184,7 @@ int main(int argc, char** argv) {
     const double fps = std::stod(flag(argc, argv, "fps", "0"));  // 0: as fast as the policy answers
     const std::string save = flag(argc, argv, "save_observation", "");
     if (flag(argc, argv, "rtc", "") == "true" || std::find(argv + 2, argv + argc, std::string("--rtc")) != argv + argc) {
-      auto* rtc = dynamic_cast<lerobot::RtcPolicy*>(&policy.policy());
-      if (!rtc) throw std::runtime_error("--rtc: policy type '" + cfg.type() + "' has no real-time chunking (SmolVLA has)");
-      if (!rtc->rtc()) policy.set_rtc(lerobot::RtcSettings{});  // LeRobot's RTCConfig defaults
+      policy.ensure_rtc("--rtc");  // the checkpoint's rtc_config, or LeRobot's RTCConfig defaults
       const auto horizon = cfg.action_delta_indices();  // the chunk's steps
       const int64_t half_chunk = horizon ? static_cast<int64_t>(horizon->size()) / 2 : 1;
       const int64_t refill = std::stoll(flag(argc, argv, "refill", std::to_string(half_chunk)));

@@ -210,9 +210,8 @@ TEST(SmolVLATrain, InferTakesThePreviousChunksLeftover) {
 // bfloat16 (its weights only) and the expert learns in bfloat16 beside float32 projections (weight,
 // gradient and two AdamW moments each, in their own dtype).
 TEST(SmolVLATrain, EstimateCountsTheFrozenBackboneAndEachDtype) {
-  std::string flags;
-  for (const auto& a : tiny_smolvla_run(train_scratch() / "unused", 1, {"--policy.load_vlm_weights=true"}))
-    if (a.rfind("--steps=", 0) != 0 && a.rfind("--output_dir=", 0) != 0 && a.rfind("--log_freq=", 0) != 0) flags += " " + a;
+  const std::string flags = testing::flags_without(
+      tiny_smolvla_run(train_scratch() / "unused", 1, {"--policy.load_vlm_weights=true"}), {"steps", "output_dir", "log_freq"});
   std::string text;
   ASSERT_EQ(testing::run_cli("estimate" + flags + " --measure_steps=1", &text), 0) << text;
   const auto line_at = text.find("policy smolvla: ");

@@ -23,6 +23,7 @@
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/trainer.h"
 #include "support/process_temp_dir.h"
+#include "train_test_helpers.h"
 
 namespace lerobot {
 namespace {
@@ -312,10 +313,8 @@ TEST(TrainCli, TypoInAFlagFailsBeforeAnyWork) {
 // batch when it comes early, and nothing is left behind in the output dir.
 TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
   const DatasetMetadata meta = load_dataset_metadata(dataset());
-  std::string flags;
-  for (const auto& a : tiny_run(scratch() / "unused_estimate_out", 1))
-    if (a.rfind("--steps=", 0) != 0 && a.rfind("--output_dir=", 0) != 0 && a.rfind("--log_freq=", 0) != 0)
-      flags += " " + a;
+  const std::string flags =
+      testing::flags_without(tiny_run(scratch() / "unused_estimate_out", 1), {"steps", "output_dir", "log_freq"});
   std::string text;
   const int rc = run_cli("estimate" + flags + " --num_gpus=3 --epochs=2.5 --measure_steps=2 "
                          "--accelerator.gradient_accumulation.steps=2", &text);
@@ -344,11 +343,9 @@ TEST(TrainCli, EstimateCountsStepsFromDatasetEpochsAndLayout) {
   while (frames % batch == 0) ++batch;
   const int64_t epoch_steps = (frames + batch - 1) / batch;
   const int64_t k = (epoch_steps + 1) / 2;
-  std::string short_flags, epoch_text;
-  for (const auto& a : tiny_run(scratch() / "unused_estimate_out", 1))
-    if (a.rfind("--steps=", 0) != 0 && a.rfind("--output_dir=", 0) != 0 && a.rfind("--log_freq=", 0) != 0 &&
-        a.rfind("--batch_size=", 0) != 0)
-      short_flags += " " + a;
+  const std::string short_flags = testing::flags_without(tiny_run(scratch() / "unused_estimate_out", 1),
+                                                         {"steps", "output_dir", "log_freq", "batch_size"});
+  std::string epoch_text;
   ASSERT_EQ(run_cli("estimate" + short_flags + " --batch_size=" + std::to_string(batch) +
                         " --measure_steps=" + std::to_string(k),
                     &epoch_text),

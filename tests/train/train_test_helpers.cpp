@@ -91,4 +91,14 @@ TensorMap checkpoint_weights(const fs::path& run, int step) {
   return load_safetensors(run / "checkpoints" / name / "pretrained_model/model.safetensors");
 }
 
+std::string flags_without(const std::vector<std::string>& args, const std::vector<std::string>& without) {
+  std::string out;
+  for (const auto& a : args) {
+    bool keep = true;
+    for (const auto& name : without) keep = keep && a.rfind("--" + name + "=", 0) != 0;
+    if (keep) out += " " + a;
+  }
+  return out;
+}
+
 }  // namespace lerobot::testing

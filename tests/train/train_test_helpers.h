@@ -32,5 +32,8 @@ int count_different_tensors(const fs::path& a, const fs::path& b);
 void expect_same_model_and_optimizer(const fs::path& a, const fs::path& b);
 // The model weights of run `run`'s checkpoint after `step` (checkpoints/<step, 6 digits>/).
 TensorMap checkpoint_weights(const fs::path& run, int step);
+// `args` as one command-line tail (" --a=1 --b=2"), leaving out the flags named in `without`
+// (e.g. {"steps", "output_dir"}: a train run's flags for `estimate`, which sets those itself).
+std::string flags_without(const std::vector<std::string>& args, const std::vector<std::string>& without);
 
 }  // namespace lerobot::testing

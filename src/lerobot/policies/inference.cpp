@@ -70,16 +70,21 @@ torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, 
 }
 
 namespace {
-RtcPolicy& rtc_policy(Policy& policy) {
+RtcPolicy& rtc_policy(Policy& policy, const std::string& flag = "policy.rtc_config") {
   auto* rtc = dynamic_cast<RtcPolicy*>(&policy);
   if (!rtc)
-    throw_usage("policy type '" + policy.config().type() + "' has no real-time chunking (SmolVLA has)",
-                "policy.rtc_config", "predict its chunks without a previous chunk's leftover");
+    throw_usage("policy type '" + policy.config().type() + "' has no real-time chunking (SmolVLA has)", flag,
+                "predict its chunks without a previous chunk's leftover");
   return *rtc;
 }
 }  // namespace
 
 void InferencePolicy::set_rtc(std::optional<RtcSettings> settings) { rtc_policy(*policy_).set_rtc(std::move(settings)); }
+
+void InferencePolicy::ensure_rtc(const std::string& flag) {
+  RtcPolicy& rtc = rtc_policy(*policy_, flag);
+  if (!rtc.rtc()) rtc.set_rtc(RtcSettings{});
+}
 
 torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, torch::Tensor>& observation,
                                                     const torch::Tensor& left_over, int64_t inference_delay,

@@ -39,6 +39,10 @@ class InferencePolicy {
   // std::nullopt; a usage error for a policy without it. While it is on, select_action is
   // refused, as LeRobot refuses it; chunks come from the call below.
   void set_rtc(std::optional<RtcSettings> settings);
+  // On with the checkpoint's rtc_config, or LeRobot's RTCConfig defaults when it has none (what
+  // `infer --left_over` and `robot_loop --rtc` do); a usage error naming `flag` for a policy
+  // without real-time chunking.
+  void ensure_rtc(const std::string& flag);
   // The chunk (chunk, A) in robot units, its denoising pulled toward `left_over`: the actions of
   // the previous chunk, as this call returned them, that the robot has not executed yet (T, A),
   // of which the first `inference_delay` run while this prediction runs. An undefined left_over:

@@ -1,9 +1,9 @@
 // ACTPolicy: loss, inference queue and temporal ensembling (see modeling_act.h).
-#include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/act/modeling_act.h"
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/policies/action_queue.h"
 
 namespace lerobot {
 

@@ -1,12 +1,11 @@
 // SmolVLAConfig field declarations and checks (LeRobot's __post_init__ and validate_features).
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 
-#include "lerobot/policies/rtc.h"
-
 #include <algorithm>
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/config_checks.h"
+#include "lerobot/policies/rtc.h"
 
 namespace lerobot {
 
@@ -74,12 +73,12 @@ void SmolVLAConfig::validate() const {
                 "policy.adapt_to_pi_aloha", "pass --policy.adapt_to_pi_aloha=false");
   parse_rtc_config(rtc_config, "policy.rtc_config");  // refuses what LeRobot's RTCConfig refuses
   check_positive_policy_fields({{"chunk_size", chunk_size},
-                                                      {"n_action_steps", n_action_steps},
-                                                      {"max_state_dim", max_state_dim},
-                                                      {"max_action_dim", max_action_dim},
-                                                      {"tokenizer_max_length", tokenizer_max_length},
-                                                      {"num_steps", num_steps},
-                                                      {"n_obs_steps", n_obs_steps}});
+                                {"n_action_steps", n_action_steps},
+                                {"max_state_dim", max_state_dim},
+                                {"max_action_dim", max_action_dim},
+                                {"tokenizer_max_length", tokenizer_max_length},
+                                {"num_steps", num_steps},
+                                {"n_obs_steps", n_obs_steps}});
   if (empty_cameras < 0) throw_usage("empty_cameras must be >= 0", "policy.empty_cameras");
   if (attention_mode != "self_attn" && attention_mode.find("cross") == std::string::npos)
     throw_usage("attention_mode '" + attention_mode + "' is neither self_attn nor a cross-attention mode",
