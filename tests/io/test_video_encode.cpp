@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/thread_scheduling.h"
 #include "lerobot/io/video/frame_lookup.h"
 #include "lerobot/io/video/video_concat.h"
 #include "lerobot/io/video/video_decoder.h"
@@ -197,6 +198,24 @@ TEST(VideoEncode, UnfinishedEncoderRemovesPartialFile) {
   EXPECT_THROW(VideoEncoder((dir / "x.mp4").string(), kW, kH, kFps, bad), Error);
   EXPECT_THROW(VideoEncoder((dir / "y.mp4").string(), 64, 48, kFps), Error);  // below svtav1's min
   fs::remove_all(dir);
+}
+
+// SVT-AV1's init makes its caller SCHED_FIFO 99 when it may (as root: CI runs so); the encoder
+// must leave every thread of the process on its normal policy, while it encodes and after.
+TEST(VideoEncode, SvtAv1LeavesNoThreadRealTime) {
+  sched_param other{};
+  ASSERT_EQ(sched_setscheduler(0, SCHED_OTHER, &other), 0);
+  const fs::path dir = temp_dir("sched");
+  {
+    VideoEncoder enc((dir / "a.mp4").string(), kW, kH, kFps);
+    for (int k = 0; k < 6; ++k) {
+      enc.add_frame(synth_frame(0, k).data());
+      EXPECT_TRUE(realtime_threads().empty()) << "frame " << k << ": " << thread_scheduling_name();
+    }
+    enc.finish();
+  }
+  EXPECT_EQ(thread_scheduling_name(), "SCHED_OTHER");
+  EXPECT_TRUE(realtime_threads().empty());
 }
 
 }  // namespace

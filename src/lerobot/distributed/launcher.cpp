@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/thread_scheduling.h"
 #include "lerobot/distributed/launch_env.h"
 
 namespace lerobot {
@@ -185,6 +186,7 @@ LaunchResult launch_local(const std::vector<std::string>& argv, const LocalLaunc
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (::getppid() != parent) ::_exit(127);
+      drop_acquired_realtime_scheduling();  // a rank never inherits a library's real-time policy
       ::dup2(out[1], 1);
       ::dup2(err[1], 2);
       ::execve(exe.c_str(), cargv.data(), envp.data());

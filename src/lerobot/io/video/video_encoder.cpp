@@ -8,6 +8,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/thread_scheduling.h"
 #include "lerobot/io/video/ffmpeg_util.h"
 
 extern "C" {
@@ -132,7 +133,13 @@ VideoEncoder::VideoEncoder(std::string path, int width, int height, int fps,
     c->thread_count = options.threads;
   }
   for (const auto& [k, v] : options.extra_options) av_dict_set(&opts, k.c_str(), v.c_str(), 0);
-  err = avcodec_open2(c, codec, &opts);
+  {
+    // SVT-AV1's init makes the calling thread (and the workers it starts) SCHED_FIFO 99 when it
+    // may: as root, the recorder and every training rank it launches would run at real-time
+    // priority. The guard puts every such thread back.
+    KeepThreadScheduling keep_scheduling;
+    err = avcodec_open2(c, codec, &opts);
+  }
   for (const AVDictionaryEntry* e = nullptr; (e = av_dict_get(opts, "", e, AV_DICT_IGNORE_SUFFIX));) {
     LOG_WARNING << "video encoder " << options.codec << " ignored option " << e->key << "="
                 << e->value;
