@@ -60,7 +60,7 @@ if [ "$MODE" = cpu ]; then
   # Every test but the three that start Debian 13's own torchrun: its rendezvous creates a TCPStore
   # with libuv, which that build lacks, so torchrun exits before starting any rank ("use_libuv was
   # requested but PyTorch was build without libuv support"; USE_LIBUV=0 does not reach that path).
-  in_root "cd '$REPO' && BUILD_DIR=/build-libtorch2 scripts/setup.sh >/dev/null &&
+  in_root "cd '$REPO' && BUILD_DIR=/build-libtorch2 BUILD_TARGETS=all scripts/setup.sh >/dev/null &&
     OMP_NUM_THREADS=1 ctest --test-dir /build-libtorch2 --output-on-failure -j \$(nproc) --timeout 900 -E 'Rendezvous/Torchrun[.]|TrainLaunch[.]Torchrun'"
   exit 0
 fi
@@ -78,7 +78,7 @@ fi
 in_root "cd '$REPO' && BUILD_DIR=/build-libtorch2-cuda \
   TORCH_PACKAGES='libtorch-cuda-dev libnccl-dev libgloo-cuda-dev nvidia-cuda-toolkit' \
   CMAKE_ARGS='-DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined \
-              -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST' scripts/setup.sh"
+              -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST' BUILD_TARGETS=all scripts/setup.sh"
 obj=$(find "$R/build-libtorch2-cuda" -name 'nccl_group.cpp.o')
 symbols=$(nm -C --defined-only "$obj")
 if [[ "$symbols" != *"lerobot::make_nccl_group"* ]]; then
