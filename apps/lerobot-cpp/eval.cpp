@@ -18,6 +18,7 @@
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/processor_io.h"
 #include "lerobot/train/autocast.h"
+#include "lerobot/train/unused_flags.h"
 
 namespace lerobot::app {
 namespace {
@@ -56,6 +57,9 @@ int eval_main(const Args& input) {
   }
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
   EvalPipelineConfig cfg = parse_eval_config(args);
+  std::vector<std::string> given;
+  for (const auto& f : parse_flag_words(args)) given.push_back(f.key);
+  if (const std::string unused = unused_eval_flags_message(given); !unused.empty()) LOG_INFO << unused;
   const fs::path policy_dir = *cfg.policy->pretrained_path;
   const torch::Device device =
       resolve_device(cfg.policy->device, 0, "--policy.device (or \"device\" in " + (policy_dir / "config.json").string() + ")");

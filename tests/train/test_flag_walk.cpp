@@ -1,184 +1,298 @@
-// The flag walk: every flag `lerobot-cpp train --help` lists must be read by some code of the run
-// (src/ and apps/), or be listed in accepted_unused_train_flags() with its reason. "Read" is
-// decided on the source: the field's name used as a member (`.name` / `->name`) anywhere, or by
-// its bare name in the config's own files, outside field() declarations, member declarations,
-// plain assignments, validate() bodies, comments and string literals. A new flag that nothing
-// reads fails here until it is used, refused or listed. The listed flags are reported once in the
-// run's log (Trainer test below).
+// The flag walk: every flag that `lerobot-cpp train --help`, `eval --help` and `dataset generate
+// --help` list must be read by code that command runs, through the struct that declares it, or be
+// listed with its reason (accepted_unused_train_flags(), accepted_unused_eval_flags(),
+// accepted_unused_env_flags() in src/lerobot/train/unused_flags.cpp); every flag of the
+// hand-written usages of `infer` and `dataset` must be looked up by its key in that command's file
+// (flags["key"], flags.count("key"), flag_true(a, "key")), and train's launcher flags (above its
+// "flags:" line) read from the LauncherFlags member of their name. A new flag that nothing reads
+// fails here until it is used, refused or listed.
+//
+// The rule (flag_walk_helpers.cpp applies it to the source text, comments and literals removed):
+// 1. Owner. `--a.b.c` is resolved from the command's root config (TrainPipelineConfig,
+//    EvalPipelineConfig, GenerateConfig) part by part through the field() declarations: `a` is a
+//    field() of the root (or of a base), declared on a member whose type is the next struct; a
+//    ChoicePtr<Base> member takes the type --help lists the flag under ("options of
+//    --policy.type=act:" -> the struct registered as "act"). The flag is then (owner, member): the
+//    struct whose visit() declares `c` and the member its field() names.
+// 2. Read. That member counts as read only
+//    - through an expression of the owner's type or of a type deriving from it: `x.member` or
+//      `x->member`, x's type taken from its declaration in the same function (parameters included,
+//      `auto` from its initializer), else from a member of the function's struct, else from a
+//      declaration in the file or its .h/.cpp pair, and along access chains member by member
+//      (`cfg.dataset.return_uint8`: cfg is a TrainPipelineConfig, its `dataset` a DatasetConfig;
+//      as<T>() and casts give T, a ChoicePtr<T> member gives T);
+//    - or by its bare name inside a member function of the owner (or of a struct deriving from it);
+//    never in visit() or validate() bodies (declaring and checking a value is not using it), in
+//    the field() declaration, as the name of a declared local, as a plain assignment's target
+//    (`x.member = v` writes) or as a call (`member(...)`).
+//    A name declared nowhere the lookup looks may have the type of any struct member of that name,
+//    and one declared with a template parameter's type any type (parse gaps err towards accepting).
+//    A flag is also read when code looks it up by its whole name before the config is parsed: a
+//    "--a.b.c" literal passed to a *flag* function (flag_value(args, "--policy.pretrained_revision")).
+// 3. Command. The read must be in code the command runs: files under src/lerobot/train/ are
+//    train's, apps/lerobot-cpp/<command>.cpp and <command>_*.cpp that command's, all other files
+//    shared library code. So eval's read of the shared PolicyConfig::use_amp does not make train's
+//    --policy.use_amp used.
+// A member of the same name in another struct (LeRobotDataset's options_.return_uint8) or in
+// another command's code thus no longer satisfies a flag: FlagWalk.FailsOnAFlagReadOnlyElsewhere.
+// The listed flags are reported once in the run's log (the last test).
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "flag_walk_helpers.h"
 #include "lerobot/train/unused_flags.h"
 #include "train_test_helpers.h"
 
 using namespace lerobot;
 using namespace lerobot::testing;
+namespace fw = lerobot::testing::flag_walk;
 
 namespace {
 
-struct Line {
-  fs::path file;
-  int number = 0;
-  std::string code;  // comments and string literals removed
-};
+const fw::SourceModel& sources() {
+  static const fw::SourceModel model(fw::read_source_tree(LEROBOT_SOURCE_DIR));
+  return model;
+}
 
-std::string strip(const std::string& raw, bool& in_block_comment) {
+std::string help_of(const std::string& command) {
   std::string out;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (in_block_comment) {
-      if (raw.compare(i, 2, "*/") == 0) {
-        in_block_comment = false;
-        ++i;
-      }
-      continue;
-    }
-    if (raw.compare(i, 2, "//") == 0) break;
-    if (raw.compare(i, 2, "/*") == 0) {
-      in_block_comment = true;
-      ++i;
-      continue;
-    }
-    if (raw[i] == '"' || raw[i] == '\'') {
-      const char q = raw[i];
-      for (++i; i < raw.size() && raw[i] != q; ++i)
-        if (raw[i] == '\\') ++i;
-      out += "\"\"";
-      continue;
-    }
-    out += raw[i];
+  EXPECT_EQ(run_cli(command + " --help", &out), 0) << out;
+  return out;
+}
+
+std::map<std::string, std::string> listed(const std::vector<UnusedFlag>& flags) {
+  std::map<std::string, std::string> out;
+  for (const auto& u : flags) {
+    EXPECT_TRUE(out.emplace(u.key, u.reason).second) << "listed twice: " << u.key;
+    EXPECT_GT(std::string(u.reason).size(), 10u) << u.key << " needs a reason";
   }
   return out;
 }
 
-// Every line of src/ and apps/ that may read a config field: not in a validate() body, not a
-// field() declaration.
-const std::vector<Line>& code_lines() {
-  static const std::vector<Line> lines = [] {
-    std::vector<Line> out;
-    const fs::path root = LEROBOT_SOURCE_DIR;
-    for (const char* top : {"src", "apps"}) {
-      for (const auto& e : fs::recursive_directory_iterator(root / top)) {
-        const auto ext = e.path().extension();
-        if (ext != ".cpp" && ext != ".h") continue;
-        std::ifstream in(e.path());
-        std::string raw;
-        bool block = false;
-        int number = 0, validate_depth = -1, depth = 0;
-        while (std::getline(in, raw)) {
-          ++number;
-          const std::string code = strip(raw, block);
-          const bool opens_validate = code.find("validate() const") != std::string::npos &&
-                                      code.find(';') == std::string::npos;
-          if (opens_validate && validate_depth < 0) validate_depth = depth;
-          for (char c : code) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-          const bool in_validate = validate_depth >= 0;
-          if (validate_depth >= 0 && depth <= validate_depth && code.find('}') != std::string::npos) validate_depth = -1;
-          if (in_validate || raw.find("field(v, \"") != std::string::npos) continue;
-          out.push_back({e.path(), number, code});
-        }
-      }
-    }
-    return out;
-  }();
-  return lines;
-}
-
-// Files (stems) that declare `name` with field(v, "name", ...).
-std::set<std::string> declaring_stems(const std::string& name) {
-  static const std::map<std::string, std::string> texts = [] {
-    std::map<std::string, std::string> m;
-    for (const auto& e : fs::recursive_directory_iterator(fs::path(LEROBOT_SOURCE_DIR) / "src")) {
-      if (!e.is_regular_file()) continue;
-      std::ifstream in(e.path());
-      std::stringstream ss;
-      ss << in.rdbuf();
-      m[e.path().string()] = ss.str();
-    }
-    return m;
-  }();
-  std::set<std::string> stems;
-  for (const auto& [path, text] : texts)
-    if (text.find("field(v, \"" + name + "\"") != std::string::npos)
-      stems.insert((fs::path(path).parent_path() / fs::path(path).stem()).string());
-  return stems;
-}
-
-// Where `name` is read, or "" when nowhere.
-std::string read_at(const std::string& name) {
-  const std::regex member("(\\.|->)\\s*" + name + "\\b");
-  const std::regex bare("\\b" + name + "\\b");
-  // A member or local declaration (`int64_t name = 3;`), but not `return name;`.
-  const std::regex decl("^\\s*(const\\s+)?(?!return\\b)[\\w:]+(<.*>)?\\s+" + name + "\\s*(=.*|\\{.*\\})?;\\s*$");
-  const std::regex assign("\\b" + name + "\\s*=[^=]");
-  const std::set<std::string> own = declaring_stems(name);
-  for (const auto& l : code_lines()) {
-    if (l.code.find(name) == std::string::npos) continue;
-    if (!std::regex_search(l.code, bare) || std::regex_match(l.code, decl)) continue;
-    // Drop plain assignments (a write, e.g. a constructor's default), then look again.
-    const std::string rest = std::regex_replace(l.code, assign, "=");
-    const std::string where = l.file.string() + ":" + std::to_string(l.number);
-    if (std::regex_search(rest, member)) return where;
-    if (own.count((l.file.parent_path() / l.file.stem()).string()) && std::regex_search(rest, bare)) return where;
+// One failure naming every flag of `findings` that did not resolve, or that nothing reads and
+// `unused` does not list; and one for each listed key that is not a flag of the walk.
+void expect_read_or_listed(const std::string& command, const std::vector<fw::Finding>& findings,
+                           const std::map<std::string, std::string>& unused = {}) {
+  std::string problems;
+  std::set<std::string> keys;
+  for (const auto& f : findings) {
+    keys.insert(f.key);
+    const std::string owner = f.owner.empty() ? "" : " (" + f.owner + "::" + f.member + ")";
+    if (!f.problem.empty())
+      problems += "\n  --" + f.key + ": " + f.problem;
+    else if (f.read_at.empty() && !unused.count(f.key))
+      problems += "\n  --" + f.key + owner + " is parsed but nothing " + command +
+                  " runs reads it: use it, refuse it, or list it as accepted but not used, with a reason";
   }
-  return "";
+  if (!problems.empty()) ADD_FAILURE() << "lerobot-cpp " << command << ":" << problems;
+  for (const auto& [key, reason] : unused)
+    EXPECT_TRUE(keys.count(key)) << "listed as not used but not a flag of " << command << ": " << key;
 }
 
-std::vector<std::string> help_flags() {
-  std::string out;
-  EXPECT_EQ(run_cli("train --help", &out), 0) << out;
-  std::vector<std::string> keys;
-  std::istringstream in(out);
-  std::string line;
-  const std::regex flag("^  --([A-Za-z0-9_.]+)=");
-  std::set<std::string> seen;
+std::string read_at(const std::string& owner, const std::string& member, const std::string& command) {
+  return sources().read_at(owner, member, command);
+}
+
+// The lines of `help` from the one starting with `from` up to the one that is `to`.
+std::string section(const std::string& help, const std::string& from, const std::string& to) {
+  std::istringstream in(help);
+  std::string line, out;
+  bool inside = false;
   while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, flag) && seen.insert(m[1]).second) keys.push_back(m[1]);
+    if (line.rfind(from, 0) == 0) inside = true;
+    else if (line == to) inside = false;
+    if (inside) out += line + "\n";
   }
-  return keys;
+  return out;
 }
 
 }  // namespace
 
-TEST(FlagWalk, ScannerSeesReadsAndMisses) {
-  // Read through a member: batch_size (cfg.batch_size), eval_split (cfg.dataset.eval_split).
-  EXPECT_NE(read_at("batch_size"), "");
-  EXPECT_NE(read_at("eval_split"), "");
-  EXPECT_NE(read_at("max_eval_samples"), "");
-  // Declared and validated but not otherwise used: the scanner must call it unread.
-  EXPECT_EQ(read_at("persistent_workers"), "") << "persistent_workers is read at " << read_at("persistent_workers");
-  EXPECT_EQ(read_at("lerobot_flag_walk_no_such_field"), "");
+TEST(FlagWalk, ResolvesTheStructThatDeclaresAFlag) {
+  const fw::SourceModel& m = sources();
+  auto owner = [&](const std::string& key, const std::string& root, std::map<std::string, std::string> choices = {}) {
+    const fw::Finding f = m.resolve({key, choices}, root);
+    return f.problem.empty() ? f.owner + "::" + f.member : "problem: " + f.problem;
+  };
+  EXPECT_EQ(owner("dataset.return_uint8", "TrainPipelineConfig"), "DatasetConfig::return_uint8");
+  EXPECT_EQ(owner("eval.use_async_envs", "TrainPipelineConfig"), "EvalConfig::use_async_envs");
+  EXPECT_EQ(owner("eval.use_async_envs", "EvalPipelineConfig"), "EvalRunConfig::use_async_envs");
+  EXPECT_EQ(owner("checkpoint_path", "TrainPipelineConfig"), "TrainPipelineConfig::resumed_from");
+  EXPECT_EQ(owner("policy.chunk_size", "TrainPipelineConfig", {{"policy", "act"}}), "ACTConfig::chunk_size");
+  EXPECT_EQ(owner("policy.use_amp", "TrainPipelineConfig", {{"policy", "act"}}), "PolicyConfig::use_amp");
+  EXPECT_EQ(owner("dataset.video", "GenerateConfig"), "GenerateDatasetFlags::video");
+  EXPECT_EQ(owner("accelerator.gradient_accumulation.steps", "TrainPipelineConfig"), "GradientAccumulationConfig::steps");
+  EXPECT_NE(owner("policy.chunk_size", "TrainPipelineConfig").find("problem: "), std::string::npos);  // no type
+  EXPECT_NE(owner("dataset.no_such_field", "TrainPipelineConfig").find("problem: "), std::string::npos);
+}
+
+TEST(FlagWalk, SeesReadsThroughTheOwnerOnly) {
+  // Read through the owner: batch_size (cfg.batch_size), eval_split (cfg.dataset.eval_split).
+  EXPECT_NE(read_at("TrainPipelineConfig", "batch_size", "train"), "");
+  EXPECT_NE(read_at("DatasetConfig", "eval_split", "train"), "");
+  EXPECT_NE(read_at("ACTConfig", "chunk_size", "train"), "");
+  EXPECT_NE(read_at("EvalRunConfig", "use_async_envs", "eval"), "");
+  // Declared and validated but not otherwise used: unread.
+  EXPECT_EQ(read_at("TrainPipelineConfig", "persistent_workers", "train"), "");
+  // A same-named member of another struct (LeRobotDataset::Options::return_uint8) is no read of
+  // DatasetConfig::return_uint8; eval's read of PolicyConfig::use_amp is none of train's.
+  EXPECT_EQ(read_at("DatasetConfig", "return_uint8", "train"), "");
+  EXPECT_EQ(read_at("PolicyConfig", "use_amp", "train"), "");
+  EXPECT_NE(read_at("PolicyConfig", "use_amp", "eval"), "");
+  EXPECT_EQ(read_at("TrainPipelineConfig", "lerobot_flag_walk_no_such_field", "train"), "");
+}
+
+// The planted defects: a flag whose member is read only through a same-named member of another
+// struct, and one read only by another command, each make the walk fail; read through its owner,
+// it passes.
+TEST(FlagWalk, FailsOnAFlagReadOnlyElsewhere) {
+  std::vector<fw::SourceFile> tree = {
+      {"src/lerobot/demo/demo_config.h", R"(
+struct DemoDatasetConfig : Config {
+  std::string root;
+  bool return_uint8 = false;
+  void visit(FieldVisitor& v) override {
+    field(v, "root", root, "dataset directory");
+    field(v, "return_uint8", return_uint8, "frames as uint8");
+  }
+  void validate() const override { if (return_uint8 && root.empty()) throw_usage("no root", "--dataset.root"); }
+};
+struct DemoEvalConfig : Config {
+  bool use_async = true;
+  void visit(FieldVisitor& v) override { field(v, "use_async", use_async, "env threads"); }
+};
+struct DemoTrainConfig : Config {
+  DemoDatasetConfig dataset;
+  DemoEvalConfig eval;
+  void visit(FieldVisitor& v) override;
+};
+)"},
+      {"src/lerobot/demo/demo_config.cpp", R"(
+void DemoTrainConfig::visit(FieldVisitor& v) {
+  field(v, "dataset", dataset, "the dataset");
+  field(v, "eval", eval, "evaluation");
+}
+)"},
+      {"src/lerobot/demo/loader.cpp", R"(
+struct LoaderOptions {
+  bool return_uint8 = false;  // the loader's own option, of the same name
+};
+torch::Tensor load(const DemoTrainConfig& cfg, const LoaderOptions& options_) {
+  torch::Tensor frames = read_frames(cfg.dataset.root);
+  if (!options_.return_uint8) frames = frames.to(torch::kFloat32);
+  return frames;
+}
+)"},
+      {"apps/lerobot-cpp/eval.cpp", R"(
+int eval_main(const DemoTrainConfig& cfg) { return cfg.eval.use_async ? 4 : 1; }
+)"},
+  };
+  const std::string help =
+      "  --config_path=<path>     a config file\n"
+      "  --dataset.root=<str>     dataset directory (default: \"\")\n"
+      "  --dataset.return_uint8=<bool> frames as uint8 (default: false)\n"
+      "  --eval.use_async=<bool>  env threads (default: true)\n";
+  auto walk_fails_with = [&](const std::vector<std::string>& needles, const std::vector<std::string>& absent) {
+    const fw::SourceModel model(tree);
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      expect_read_or_listed("train", model.walk_config_flags(help, "DemoTrainConfig", "train"));
+    }
+    if (needles.empty()) {
+      EXPECT_EQ(failures.size(), 0) << (failures.size() ? failures.GetTestPartResult(0).message() : "");
+      return;
+    }
+    ASSERT_EQ(failures.size(), 1);
+    const std::string message = failures.GetTestPartResult(0).message();
+    std::cout << "[planted] the walk fails:\n" << message << "\n";
+    for (const auto& n : needles) EXPECT_NE(message.find(n), std::string::npos) << message;
+    for (const auto& a : absent) EXPECT_EQ(message.find(a), std::string::npos) << message;
+  };
+  // Both planted: return_uint8 is read only as LoaderOptions', use_async only by the eval command.
+  walk_fails_with({"--dataset.return_uint8 (DemoDatasetConfig::return_uint8) is parsed but nothing train runs reads it",
+                   "--eval.use_async (DemoEvalConfig::use_async) is parsed but nothing train runs reads it"},
+                  {"--dataset.root"});
+  // The same planted flag, through the real walk's checks: it fails.
+  {
+    const fw::SourceModel model(tree);
+    EXPECT_NONFATAL_FAILURE(expect_read_or_listed("train", model.walk_config_flags(help, "DemoTrainConfig", "train")),
+                            "--dataset.return_uint8 (DemoDatasetConfig::return_uint8) is parsed but nothing");
+  }
+  // Read through the owner (an alias of cfg.dataset; train's own code), both pass.
+  tree.push_back({"src/lerobot/train/demo_train.cpp", R"(
+void train(const DemoTrainConfig& cfg) {
+  const auto& ds = cfg.dataset;
+  LoaderOptions o;
+  o.return_uint8 = ds.return_uint8;
+  run_eval(cfg.eval.use_async);
+}
+)"});
+  walk_fails_with({}, {});
+  // A write is no read: only the assignment left, return_uint8 fails again.
+  tree.back().text = "void train(DemoTrainConfig& cfg) { cfg.dataset.return_uint8 = true; run_eval(cfg.eval.use_async); }";
+  walk_fails_with({"--dataset.return_uint8"}, {"--eval.use_async"});
+  // Listed as accepted but not used, it passes.
+  const fw::SourceModel model(tree);
+  expect_read_or_listed("train", model.walk_config_flags(help, "DemoTrainConfig", "train"),
+                        {{"dataset.return_uint8", "frames are converted by the trainer anyway"}});
+}
+
+TEST(FlagWalk, FailsOnANamedFlagNobodyLooksUp) {
+  const std::vector<fw::SourceFile> tree = {{"apps/lerobot-cpp/infer.cpp", R"(
+int infer_main(Args args) {
+  auto flags = take_named_flags(args, {"policy.path", "frobnicate"});
+  return run(flags["policy.path"]);
+}
+)"}};
+  const fw::SourceModel model(tree);
+  const auto findings =
+      model.walk_named_flags("usage: lerobot-cpp infer --policy.path=DIR [--frobnicate=N] [--flag=value ...]\n",
+                             "apps/lerobot-cpp/infer.cpp");
+  ASSERT_EQ(findings.size(), 2u);  // --flag is the usage's placeholder
+  EXPECT_EQ(findings[0].key, "policy.path");
+  EXPECT_NE(findings[0].read_at, "");
+  EXPECT_EQ(findings[1].key, "frobnicate");
+  EXPECT_EQ(findings[1].read_at, "");  // accepted, never looked up
+  EXPECT_NONFATAL_FAILURE(expect_read_or_listed("infer", findings), "--frobnicate is parsed but nothing infer runs reads it");
 }
 
 TEST(FlagWalk, EveryTrainFlagIsReadOrListedAsNotUsed) {
-  const auto flags = help_flags();
-  ASSERT_GT(flags.size(), 100u);  // every choice type's options are listed
-  std::map<std::string, std::string> listed;
-  for (const auto& u : accepted_unused_train_flags()) {
-    EXPECT_TRUE(listed.emplace(u.key, u.reason).second) << "listed twice: " << u.key;
-    EXPECT_GT(std::string(u.reason).size(), 10u) << u.key << " needs a reason";
-  }
-  const std::set<std::string> help(flags.begin(), flags.end());
-  for (const auto& [key, reason] : listed) EXPECT_TRUE(help.count(key)) << "listed as not used but not a flag: " << key;
-  int unread = 0;
-  for (const auto& key : flags) {
-    if (key == "config_path" || (key.size() > 5 && key.compare(key.size() - 5, 5, ".type") == 0)) continue;
-    std::string name = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
-    if (name == "private") name = "private_";  // a C++ keyword: the member carries a trailing '_'
-    if (listed.count(key)) continue;
-    const std::string at = read_at(name);
-    if (at.empty()) {
-      ++unread;
-      ADD_FAILURE() << "--" << key << " is parsed but nothing reads '" << name
-                    << "': use it, refuse it, or list it in accepted_unused_train_flags() with a reason";
-    }
-  }
-  EXPECT_EQ(unread, 0);
+  const std::string help = help_of("train");
+  auto findings = sources().walk_config_flags(help, "TrainPipelineConfig", "train");
+  ASSERT_GT(findings.size(), 100u);  // every choice type's options are listed
+  // The launcher flags, taken by name into LauncherFlags (apps/lerobot-cpp/train.cpp).
+  const auto launcher = fw::config_flags_of_help(section(help, "launcher flags", "flags:"));
+  EXPECT_EQ(launcher.size(), 5u) << help;
+  for (const auto& f : launcher)
+    findings.push_back({f.key, "LauncherFlags", f.key, read_at("LauncherFlags", f.key, "train"), ""});
+  expect_read_or_listed("train", findings, listed(accepted_unused_train_flags()));
+}
+
+TEST(FlagWalk, EveryEvalFlagIsReadOrListedAsNotUsed) {
+  const auto findings = sources().walk_config_flags(help_of("eval"), "EvalPipelineConfig", "eval");
+  ASSERT_GT(findings.size(), 50u);
+  expect_read_or_listed("eval", findings, listed(accepted_unused_eval_flags()));
+}
+
+TEST(FlagWalk, EveryDatasetGenerateFlagIsReadOrListedAsNotUsed) {
+  const auto findings = sources().walk_config_flags(help_of("dataset generate"), "GenerateConfig", "dataset");
+  ASSERT_GE(findings.size(), 5u);
+  expect_read_or_listed("dataset generate", findings, listed(accepted_unused_env_flags()));
+}
+
+TEST(FlagWalk, EveryInferAndDatasetFlagIsLookedUp) {
+  const auto infer = sources().walk_named_flags(help_of("infer"), "apps/lerobot-cpp/infer.cpp");
+  EXPECT_GE(infer.size(), 11u);
+  expect_read_or_listed("infer", infer);
+  const auto dataset = sources().walk_named_flags(help_of("dataset"), "apps/lerobot-cpp/dataset.cpp");
+  EXPECT_GE(dataset.size(), 2u);
+  expect_read_or_listed("dataset", dataset);
 }
 
 TEST(FlagWalk, NotUsedFlagsAreReportedOnceInTheLog) {
@@ -194,4 +308,14 @@ TEST(FlagWalk, NotUsedFlagsAreReportedOnceInTheLog) {
   EXPECT_NE(line.find("--persistent_workers"), std::string::npos) << line;
   EXPECT_NE(line.find("--dataset.video_backend"), std::string::npos) << line;
   EXPECT_EQ(line.find("--batch_size"), std::string::npos) << line;  // read: not reported
+
+  // eval reports its own list; a PEFT adapter is refused by name.
+  const std::string policy = (out / "checkpoints/last/pretrained_model").string();
+  const std::string eval = "eval --policy.path=" + policy + " --env.type=reach2d --eval.n_episodes=1 --eval.max_videos=0";
+  ASSERT_EQ(run_cli(eval + " --trust_remote_code=true --output_dir=" + (out / "eval").string(), &log), 0) << log;
+  const size_t at = log.find(needle);
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_NE(log.find("--trust_remote_code", at), std::string::npos) << log;
+  EXPECT_NE(run_cli(eval + " --policy.use_peft=true", &log), 0) << log;
+  EXPECT_NE(log.find("--policy.use_peft"), std::string::npos) << log;
 }

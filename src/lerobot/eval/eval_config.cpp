@@ -39,6 +39,10 @@ void EvalPipelineConfig::validate() const {
   if (!env) throw_usage("no environment given", "--env.type", "pass --env.type=reach2d or --env.type=push2d");
   if (!policy) throw_usage("no policy given", "--policy.path", "pass --policy.path=<.../pretrained_model>");
   if (seed < 0) throw_usage("seed must be >= 0", "--seed");
+  if (policy->use_peft)
+    throw_usage("the policy is a PEFT (LoRA) adapter, and PEFT is not implemented in lerobot.cpp: its base weights "
+                "alone would be evaluated",
+                "--policy.use_peft", "evaluate a checkpoint trained without PEFT (every weight fine-tuned)");
 }
 
 int64_t eval_batch_size(int64_t n_episodes, int64_t batch_size) {

@@ -108,7 +108,7 @@ EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOp
 
 EvalResult evaluate_policy(Policy& policy, const PolicyProcessors& processors, const EnvConfig& env_cfg,
                            int64_t n_episodes, int64_t batch_size, int64_t start_seed, const fs::path& videos_dir,
-                           int max_videos, bool blank_images, bool cuda_graphs) {
+                           int max_videos, bool blank_images, bool cuda_graphs, bool async_envs) {
   PolicyActionSource source(policy, processors, cuda_graphs);
   EvalOptions o;
   o.n_episodes = n_episodes;
@@ -117,7 +117,7 @@ EvalResult evaluate_policy(Policy& policy, const PolicyProcessors& processors, c
   o.videos_dir = videos_dir;
   o.max_videos = videos_dir.empty() ? 0 : max_videos;
   o.blank_images = blank_images;
-  o.num_threads = static_cast<int>(std::min<int64_t>(batch_size, 4));
+  o.num_threads = async_envs ? static_cast<int>(std::min<int64_t>(batch_size, 4)) : 1;
   return evaluate(source, env_cfg, o);
 }
 

@@ -62,10 +62,11 @@ struct EvalOptions {
 EvalResult evaluate(ActionSource& source, const EnvConfig& env_cfg, const EvalOptions& options);
 
 // The trainer's entry point: evaluates `policy` (restored to its train/eval mode afterwards).
+// `async_envs` (--eval.use_async_envs) steps the envs on up to 4 threads, else on this one.
 EvalResult evaluate_policy(Policy& policy, const PolicyProcessors& processors, const EnvConfig& env_cfg,
                            int64_t n_episodes, int64_t batch_size, int64_t start_seed,
                            const fs::path& videos_dir, int max_videos, bool blank_images = false,
-                           bool cuda_graphs = true);
+                           bool cuda_graphs = true, bool async_envs = true);
 
 // Opens an mp4 for RGB HWC frames of width x height (libx264 yuv420p like LeRobot's eval videos;
 // libsvtav1 when this FFmpeg has no libx264). Unfinished, the encoder removes its file.

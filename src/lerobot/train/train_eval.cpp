@@ -22,7 +22,7 @@ Json run_training_eval(TrainSetup& s, int64_t step) {
     // this thread) run in the training's mixed precision.
     AutocastScope autocast(s.cfg.accelerator.mixed_precision, s.device);
     r = evaluate_policy(*s.policy, s.processors, *s.cfg.env, n, batch, s.seed, videos, 4, /*blank_images=*/false,
-                        s.cfg.cuda.graphs);
+                        s.cfg.cuda.graphs, s.cfg.eval.use_async_envs);
   }
   s.policy->train();
   LOG_INFO << "eval step " << step << ": pc_success " << r.pc_success << "% over " << r.n_episodes
