@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/policies/data/text_tokenizer/: small tokenizers and what transformers makes of texts.
 
-The C++ TextTokenizer (src/lerobot/policies/smolvla/text_tokenizer.*) must return the ids that
+The C++ TextTokenizer (src/lerobot/policies/vlm/text_tokenizer.*) must return the ids that
 transformers 5 / tokenizers 0.23 return. tests/policies/data/smolvla_tiny_vlm covers SmolVLM's
 pipeline; these four tiny tokenizers, trained here, cover the rest of what it claims to support:
   - bytelevel_template: NFC + Lowercase, ByteLevel with add_prefix_space, merges as "a b" strings,

@@ -12,7 +12,7 @@
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
-#include "lerobot/policies/smolvla/text_tokenizer.h"
+#include "lerobot/policies/vlm/text_tokenizer.h"
 #include "policy_test_helpers.h"
 
 namespace lerobot {

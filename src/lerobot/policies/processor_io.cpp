@@ -6,7 +6,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/model_folder.h"
-#include "lerobot/policies/smolvla/text_tokenizer.h"
+#include "lerobot/policies/vlm/text_tokenizer.h"
 
 namespace lerobot {
 

@@ -3,8 +3,8 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/action_queue.h"
-#include "lerobot/policies/smolvla/text_tokenizer.h"
 #include "lerobot/policies/smolvla/vlm_weights.h"
+#include "lerobot/policies/vlm/text_tokenizer.h"
 
 namespace lerobot {
 namespace {

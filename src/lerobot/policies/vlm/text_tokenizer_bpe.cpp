@@ -6,7 +6,7 @@
 #include <queue>
 
 #include "lerobot/common/error.h"
-#include "lerobot/policies/smolvla/text_tokenizer_steps.h"
+#include "lerobot/policies/vlm/text_tokenizer_steps.h"
 
 namespace lerobot::tokenizer_detail {
 

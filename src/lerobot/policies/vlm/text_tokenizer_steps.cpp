@@ -1,13 +1,13 @@
 // UTF-8 coding, the normalizers and the pre-tokenizers of TextTokenizer, following `tokenizers`
 // 0.23 (normalizers/*.rs, pre_tokenizers/*.rs, NormalizedString::split) step for step.
-#include "lerobot/policies/smolvla/text_tokenizer_steps.h"
+#include "lerobot/policies/vlm/text_tokenizer_steps.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 
 #include "lerobot/common/error.h"
-#include "lerobot/policies/smolvla/unicode_classes.h"
+#include "lerobot/policies/vlm/unicode_classes.h"
 
 namespace lerobot::tokenizer_detail {
 namespace {

@@ -1,7 +1,7 @@
 // TextTokenizer: loads a tokenizer folder the way transformers 5 does (tokenizer.json, its added
 // tokens, the config's special tokens) and encodes as `tokenizers` 0.23 does: added tokens split
 // out of the raw text, then normalizer, pre-tokenizer, BPE, post-processor, truncation, padding.
-#include "lerobot/policies/smolvla/text_tokenizer.h"
+#include "lerobot/policies/vlm/text_tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -12,8 +12,8 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/fs.h"
-#include "lerobot/policies/smolvla/text_tokenizer_steps.h"
-#include "lerobot/policies/smolvla/unicode_classes.h"
+#include "lerobot/policies/vlm/text_tokenizer_steps.h"
+#include "lerobot/policies/vlm/unicode_classes.h"
 
 namespace lerobot {
 namespace tokenizer_detail {
