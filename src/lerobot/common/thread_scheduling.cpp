@@ -2,6 +2,7 @@
 #include "lerobot/common/thread_scheduling.h"
 
 #include <dirent.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +29,19 @@ std::vector<pid_t> all_threads() {
 }
 
 pid_t own_tid() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+
+// CAP_SYS_NICE in the calling thread's effective set (capabilities are per thread on Linux; the
+// raw system calls change only the caller). set_sys_nice(false) returns whether it was there.
+bool set_sys_nice(bool on) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &header, data) != 0) return false;
+  const unsigned bit = 1u << CAP_SYS_NICE;  // CAP_SYS_NICE < 32: data[0]
+  const bool had = data[0].effective & bit;
+  if (on == had || (on && !(data[0].permitted & bit))) return had;
+  data[0].effective = on ? (data[0].effective | bit) : (data[0].effective & ~bit);
+  return ::syscall(SYS_capset, &header, data) == 0 ? had : false;
+}
 
 }  // namespace
 
@@ -57,9 +71,11 @@ std::string thread_scheduling_name(pid_t tid) {
 KeepThreadScheduling::KeepThreadScheduling() : policy_(sched_getscheduler(0)) {
   sched_getparam(0, &param_);
   for (pid_t tid : realtime_threads()) realtime_before_.insert(tid);
+  if (policy_ >= 0 && !is_realtime(policy_ & ~SCHED_RESET_ON_FORK)) dropped_sys_nice_ = set_sys_nice(false);
 }
 
 KeepThreadScheduling::~KeepThreadScheduling() {
+  if (dropped_sys_nice_) set_sys_nice(true);
   if (policy_ < 0 || is_realtime(policy_ & ~SCHED_RESET_ON_FORK)) return;  // real-time on purpose
   // Lowering a thread's priority is always allowed; a thread that ended meanwhile fails (ESRCH).
   sched_setscheduler(own_tid(), policy_, &param_);

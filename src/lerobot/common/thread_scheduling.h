@@ -13,10 +13,13 @@
 
 namespace lerobot {
 
-// While alive, remembers the calling thread's policy and which of the process's threads were
-// real-time (SCHED_FIFO/SCHED_RR); when destroyed, gives the calling thread its policy back and
-// moves every thread that became real-time meanwhile (new ones included) to that policy. A
-// process started real-time on purpose (chrt) is left as it is.
+// While alive, the calling thread may not raise a scheduling priority: CAP_SYS_NICE is out of its
+// effective capabilities (kept in the permitted set), so a library's attempt fails as it does for
+// any user that is not root, and threads started meanwhile inherit that. When destroyed, the
+// capability comes back and, for what a capability does not stop (an RLIMIT_RTPRIO that allows
+// real-time), the calling thread gets its policy back and every thread that became real-time
+// meanwhile (new ones included) is moved to that policy. A process started real-time on purpose
+// (chrt) is left as it is.
 class KeepThreadScheduling {
  public:
   KeepThreadScheduling();
@@ -27,6 +30,7 @@ class KeepThreadScheduling {
  private:
   int policy_;
   sched_param param_{};
+  bool dropped_sys_nice_ = false;
   std::set<pid_t> realtime_before_;
 };
 
