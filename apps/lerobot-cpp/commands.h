@@ -2,9 +2,15 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+namespace lerobot {
+struct TrainPipelineConfig;
+struct LaunchEnv;
+}  // namespace lerobot
 
 namespace lerobot::app {
 
@@ -29,5 +35,17 @@ void resolve_hub_policy_flags(Args& args);
 // downloaded into --output_dir (default outputs/train/<date>/<time>_resume), and the flags
 // rewritten to resume from it, as LeRobot 0.6's resolve_resume_checkpoint.
 void resolve_hub_resume_flags(Args& args);
+
+// LeRobot's multi-GPU guide writes train commands in forms draccus does not take (train_guide_forms.cpp):
+// --config FILE becomes --config_path=FILE, a bare key=value becomes --key=value, and
+// --local_rank / --local-rank (torch.distributed.launch) is checked against LOCAL_RANK and removed.
+// --use_amp[=BOOL] is removed and returned, for apply_use_amp once the config is parsed.
+struct GuideForms {
+  std::optional<bool> use_amp_flag;  // --use_amp[=BOOL], when given
+};
+GuideForms accept_guide_forms(Args& args);
+// --use_amp: --accelerator.mixed_precision as LeRobot's old policy.use_amp meant it (fp16 on CUDA,
+// bf16 on the CPU), set in `cfg`, appended to `args` (for launched processes) and logged once.
+void apply_use_amp(const GuideForms& forms, TrainPipelineConfig& cfg, const LaunchEnv& env, Args& args);
 
 }  // namespace lerobot::app

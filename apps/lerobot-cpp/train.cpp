@@ -126,12 +126,17 @@ int train_main(const Args& input) {
                  "a model card to the Hub after training (HF_TOKEN or `hf auth login`; checked before the\n"
                  "first step). Metrics go to train_metrics.jsonl and tensorboard/ in the output dir, and with\n"
                  "--wandb.enable=true also to Weights & Biases (rank 0, through the Python wandb package:\n"
-                 "`pip install wandb`, `wandb login` or --wandb.mode=offline; see docs/WANDB.md).\n\n"
+                 "`pip install wandb`, `wandb login` or --wandb.mode=offline; see docs/WANDB.md).\n"
+                 "The forms of LeRobot's multi-GPU guide work too: --config FILE (= --config_path=FILE),\n"
+                 "key=value without dashes (= --key=value), the --local_rank N that torch.distributed.launch\n"
+                 "adds (checked against LOCAL_RANK), and --use_amp (LeRobot's old policy.use_amp:\n"
+                 "--accelerator.mixed_precision=fp16 on CUDA, bf16 on the CPU).\n\n"
               << kLauncherHelp << "\nflags:\n";
     print_help(cfg, std::cout);
     return 0;
   }
   Args args = input;
+  const GuideForms guide = accept_guide_forms(args);  // --config FILE, key=value, --local_rank, --use_amp
   const LauncherFlags lf = take_launcher_flags(args);
   resolve_hub_policy_flags(args);  // --policy.path=org/name: the snapshot in $HF_HUB_CACHE
   resolve_hub_resume_flags(args);  // --resume=true --config_path=org/name: its latest checkpoint
@@ -158,6 +163,7 @@ int train_main(const Args& input) {
     cfg.dataset.root = root.string();
   }
   const LaunchEnv env = detect_launch_env();
+  apply_use_amp(guide, cfg, env, args);
   // --policy.push_to_hub / --save_checkpoint_to_hub: the token is checked against the Hub now, not
   // after hours of training.
   if (env.rank == 0) preflight_publish(cfg, hub::HubClient(hub::HubEnv::from_environment()));

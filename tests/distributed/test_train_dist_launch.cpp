@@ -113,8 +113,8 @@ TEST(TrainLaunch, TorchrunRunsTwoRanksAndWritesACheckpoint) {
   ASSERT_EQ(run_command("command -v " + torchrun).code, 0) << "torchrun not found: install python3-torch";
   const std::string out = dir.path + "/tr";
   // Debian's torchrun 1.13 needs "-r 1 -t 1" (see test_launcher.cpp).
-  auto r = run_command("OMP_NUM_THREADS=1 timeout -k 5 180 " + torchrun +
-                       " --nproc_per_node=2 --no_python -r 1 -t 1 --standalone " + cli() + " train" +
+  auto r = run_command("OMP_NUM_THREADS=1 timeout -k 5 180 " + torchrun + " --nproc_per_node=2 --no_python -r 1 -t 1" +
+                       torchrun_rendezvous() + " " + cli() + " train" +
                        act_flags(ds) + " --batch_size=4 --steps=4 --log_freq=2 --output_dir=" + out);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(fs::exists(out + "/checkpoints/000004/pretrained_model/model.safetensors")) << r.out;
@@ -133,8 +133,8 @@ TEST(TrainLaunch, TorchrunRunsTheLauncherScriptWithoutNoPython) {
   ASSERT_EQ(run_command("command -v " + torchrun).code, 0) << "torchrun not found: install python3-torch";
   const std::string launcher = (fs::path(cli()).parent_path() / "lerobot-cpp-train").string();
   const std::string out = dir.path + "/tr";
-  auto r = run_command("OMP_NUM_THREADS=1 timeout -k 5 180 " + torchrun + " --nproc_per_node=2 -r 1 -t 1 --standalone " +
-                       launcher + act_flags(ds) + " --batch_size=4 --steps=2 --log_freq=1 --output_dir=" + out);
+  auto r = run_command("OMP_NUM_THREADS=1 timeout -k 5 180 " + torchrun + " --nproc_per_node=2 -r 1 -t 1" +
+                       torchrun_rendezvous() + " " + launcher + act_flags(ds) + " --batch_size=4 --steps=2 --log_freq=1 --output_dir=" + out);
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string step_info = read_text(out + "/checkpoints/000002/training_state/training_step.json");
   EXPECT_NE(step_info.find("\"dp_world_size\": 2"), std::string::npos) << step_info;

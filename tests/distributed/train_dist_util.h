@@ -30,6 +30,14 @@ inline std::string cli() { return LEROBOT_CLI; }
 // relative (measured), above the 1e-3 bound, while equal thread counts agree to ~5e-5.
 inline void one_thread_per_process() { setenv("OMP_NUM_THREADS", "1", 1); }
 
+// torchrun's rendezvous flags for one machine: --standalone's c10d rendezvous, but on a free port of
+// its own instead of --standalone's fixed 29400 (two torchrun tests run side by side under
+// ctest -j collided there). The underscore spellings are the ones torchrun 1.13 and 2.x both take.
+inline std::string torchrun_rendezvous() {
+  const std::string port = std::to_string(lerobot::find_free_port());
+  return " --rdzv_backend=c10d --rdzv_endpoint=localhost:" + port + " --rdzv_id=lerobot-test-" + port;
+}
+
 // A reach2d dataset of 20 expert episodes (64x64 images): 231 frames, enough for 20 steps of
 // 8 samples inside one epoch (so no epoch boundary and no padded last batch interferes).
 inline std::string make_dataset(const std::string& dir) {

@@ -24,7 +24,9 @@ void gather_paths(Config& c, const std::string& prefix, std::vector<std::string>
 }
 
 [[noreturn]] void unknown_flag(Config& root, const std::string& key) {
-  const std::string near = nearest(key, flag_paths(root));
+  std::vector<std::string> known = flag_paths(root);
+  known.push_back("config_path");  // taken before the fields (apply_flags), a flag all the same
+  const std::string near = nearest(key, known);
   throw_usage("unknown flag '--" + key + "'", "--" + key,
               near.empty() ? "run with --help to list the valid flags" : "did you mean '--" + near + "'?");
 }
