@@ -143,11 +143,11 @@ TEST(TextTokenizer, ReferencePaddedBatchesMatchPython) {
 }
 
 TEST(TextTokenizer, UnsupportedPreTokenizerIsRefusedNamingTypeAndFile) {
-  const std::string dir = edited_folder("metaspace", [](Json& tj, Json&) {
-    tj["pre_tokenizer"]["pretokenizers"][1] = Json{{"type", "Metaspace"}, {"replacement", "_"}};
+  const std::string dir = edited_folder("whitespace", [](Json& tj, Json&) {
+    tj["pre_tokenizer"]["pretokenizers"][1] = Json{{"type", "WhitespaceSplit"}};
   });
   expect_error([&] { TextTokenizer::from_folder(dir); },
-               {"Metaspace", dir + "/tokenizer.json", "pretokenizers[1]"});
+               {"WhitespaceSplit", dir + "/tokenizer.json", "pretokenizers[1]"});
 }
 
 TEST(TextTokenizer, UnsupportedRegexAndModelAreRefused) {

@@ -1,13 +1,15 @@
-// A Hugging Face `tokenizers`-compatible text tokenizer for SmolVLA's language input: reads a
-// tokenizer folder (tokenizer.json + tokenizer_config.json) and returns the ids Python
-// transformers 5 / tokenizers 0.23 return for `tokenizer(texts, max_length=L, truncation=True,
-// padding=..., padding_side=...)`, as LeRobot's TokenizerProcessorStep calls it.
+// A Hugging Face `tokenizers`-compatible text tokenizer for the language input of VLM-based
+// policies (SmolVLA's SmolVLM, π0/π0.5's PaliGemma): reads a tokenizer folder (tokenizer.json +
+// tokenizer_config.json) and returns the ids Python transformers 5 / tokenizers 0.23 return for
+// `tokenizer(texts, max_length=L, truncation=True, padding=..., padding_side=...)`, as LeRobot's
+// TokenizerProcessorStep calls it.
 //
-// Supported: BPE models (byte-level or not), added tokens (matched in the raw text first, longest
-// match first), the normalizers NFC (already-composed text only), Lowercase, Strip, Prepend,
-// Replace; the pre-tokenizers ByteLevel, Digits, Split (literal or GPT-2 regex); the
-// post-processors TemplateProcessing, Roberta/BertProcessing, ByteLevel; Sequences of these.
-// Anything else is refused on load, naming the type and the file.
+// Supported: BPE models (byte-level or SentencePiece-style with byte fallback and fused unk),
+// added tokens (matched in the raw text first, longest match first), the normalizers NFC
+// (already-composed text only), Lowercase, Strip, Prepend, Replace; the pre-tokenizers ByteLevel,
+// Digits, Split (literal or GPT-2 regex), Metaspace; the post-processors TemplateProcessing,
+// Roberta/BertProcessing, ByteLevel; Sequences of these. Anything else is refused on load,
+// naming the type and the file.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -33,9 +35,11 @@ class TextTokenizer {
   };
 
   // Reads dir/tokenizer.json and dir/tokenizer_config.json. tokenizer_class TokenizersBackend /
-  // PreTrainedTokenizerFast (or none) runs tokenizer.json as it is; GPT2Tokenizer(Fast) is rebuilt
-  // as transformers 5 rebuilds it (a plain ByteLevel pre-tokenizer, no normalizer). Special tokens
-  // named in the config but missing from tokenizer.json are added as transformers adds them.
+  // PreTrainedTokenizerFast (or none) runs tokenizer.json as it is; GPT2Tokenizer(Fast) and
+  // GemmaTokenizer(Fast) are rebuilt as transformers 5 rebuilds them (GPT-2: a plain ByteLevel
+  // pre-tokenizer, no normalizer; Gemma: spaces to "▁", BPE with byte fallback and fused unk,
+  // "[<bos>] $A [<eos>]" from add_bos_token/add_eos_token). Special tokens named in the config but
+  // missing from tokenizer.json are added as transformers adds them.
   static TextTokenizer from_folder(const std::filesystem::path& dir);
 
   // The ids of one text with the post-processor's special tokens (add_special_tokens=True).

@@ -12,7 +12,7 @@ namespace lerobot::tokenizer_detail {
 
 // ---- BPE -----------------------------------------------------------------------------------
 
-BpeModel BpeModel::parse(const Json& j, const std::string& where) {
+BpeModel BpeModel::parse(const nlohmann::json& j, const std::string& where) {
   BpeModel m;
   m.where_ = where;
   const std::string type = j.value("type", j.contains("merges") ? "BPE" : "");
@@ -65,6 +65,14 @@ BpeModel BpeModel::parse(const Json& j, const std::string& where) {
 void BpeModel::reset_to_gpt2_options() {
   unk_token_.reset();
   fuse_unk_ = byte_fallback_ = ignore_merges_ = false;
+  prefix_.clear();
+  suffix_.clear();
+}
+
+void BpeModel::reset_to_gemma_options(const std::string& unk_token) {
+  unk_token_ = unk_token;
+  fuse_unk_ = byte_fallback_ = true;
+  ignore_merges_ = false;
   prefix_.clear();
   suffix_.clear();
 }

@@ -1,5 +1,5 @@
-// UTF-8 coding, the normalizers and the pre-tokenizers of TextTokenizer, following `tokenizers`
-// 0.23 (normalizers/*.rs, pre_tokenizers/*.rs, NormalizedString::split) step for step.
+// The normalizers and the pre-tokenizers of TextTokenizer, following `tokenizers` 0.23
+// (normalizers/*.rs, pre_tokenizers/*.rs, NormalizedString::split) step for step.
 #include "lerobot/policies/vlm/text_tokenizer_steps.h"
 
 #include <algorithm>
@@ -76,56 +76,6 @@ struct Span {
 };
 
 }  // namespace
-
-std::u32string decode_utf8(const std::string& s, const std::string& where) {
-  std::u32string out;
-  out.reserve(s.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  for (size_t i = 0; i < n;) {
-    const unsigned char b = p[i];
-    size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    char32_t c = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-    bool ok = len != 0 && i + len <= n;
-    for (size_t k = 1; ok && k < len; ++k) {
-      ok = (p[i + k] & 0xC0) == 0x80;
-      c = (c << 6) | (p[i + k] & 0x3F);
-    }
-    static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (!ok || c < kMin[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-      throw_data(
-          "text is not valid UTF-8 (bad byte " + std::to_string(b) + " at offset " + std::to_string(i) + ")",
-          where, "pass UTF-8 text (task strings are read from the dataset as UTF-8)");
-    out += c;
-    i += len;
-  }
-  return out;
-}
-
-void append_utf8(char32_t c, std::string& out) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
-std::string encode_utf8(const std::u32string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char32_t c : s) append_utf8(c, out);
-  return out;
-}
 
 // ---- normalizer ----------------------------------------------------------------------------
 
@@ -266,25 +216,68 @@ void PreTokenizer::add(const Json& j, const std::string& where) {
       if (behavior == kv.first) s.behavior = kv.second, known = true;
     if (!known) throw_checkpoint("unknown Split behavior '" + behavior + "'", where);
     s.invert = j.value("invert", false);
+  } else if (type == "Metaspace") {
+    // tokenizers' Metaspace: prepend_scheme defaults to "always"; the older add_prefix_space
+    // false means "never" (and contradicts any other scheme); split defaults to true.
+    s.kind = Kind::kMetaspace;
+    s.literal = decode_utf8(j.at("replacement").get<std::string>(), where + ".replacement");
+    if (s.literal.size() != 1)
+      throw_checkpoint("Metaspace replacement must be one character", where + ".replacement");
+    const std::string scheme = j.value("prepend_scheme", "always");
+    if (scheme == "always")
+      s.prepend = Prepend::kAlways;
+    else if (scheme == "first")
+      s.prepend = Prepend::kFirst;
+    else if (scheme == "never")
+      s.prepend = Prepend::kNever;
+    else
+      throw_checkpoint("unknown Metaspace prepend_scheme '" + scheme + "'", where + ".prepend_scheme",
+                       "use \"always\", \"first\" or \"never\"");
+    const Json& prefix = j.contains("add_prefix_space") ? j["add_prefix_space"] : Json();
+    if (prefix.is_boolean() && !prefix.get<bool>()) {
+      if (s.prepend != Prepend::kNever)
+        throw_checkpoint("add_prefix_space false does not match prepend_scheme '" + scheme + "'", where,
+                         "tokenizers refuses this file too; set prepend_scheme to \"never\"");
+      s.prepend = Prepend::kNever;
+    }
+    s.split = j.contains("split") && !j["split"].is_null() ? j["split"].get<bool>() : true;
+    s.behavior = Behavior::kMergedWithNext;
   } else {
     throw_checkpoint("unsupported pre_tokenizer type '" + type + "'", where,
-                     "lerobot.cpp's text tokenizer supports the pre-tokenizers ByteLevel, Digits, Split and "
-                     "Sequence (or null)");
+                     "lerobot.cpp's text tokenizer supports the pre-tokenizers ByteLevel, Digits, Split, "
+                     "Metaspace and Sequence (or null)");
   }
   steps_.push_back(s);
 }
 
-void PreTokenizer::run(const Step& step, std::vector<std::u32string>& pieces) const {
+void PreTokenizer::run(const Step& step, std::vector<std::u32string>& pieces,
+                       std::vector<bool>& at_start) const {
   std::vector<std::u32string> out;
+  std::vector<bool> out_at_start;
   Behavior behavior = step.behavior;
   if (step.kind == Kind::kByteLevel) behavior = Behavior::kIsolated;
   if (step.kind == Kind::kDigits)
     behavior = step.individual_digits ? Behavior::kIsolated : Behavior::kContiguous;
-  for (std::u32string& piece : pieces) {
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    std::u32string& piece = pieces[k];
+    const bool first = at_start[k];
     if (step.kind == Kind::kByteLevel) {
       if (step.add_prefix_space && piece[0] != U' ') piece.insert(piece.begin(), U' ');
       if (!step.use_regex) {
         out.push_back(std::move(piece));
+        out_at_start.push_back(first);
+        continue;
+      }
+    }
+    if (step.kind == Kind::kMetaspace) {
+      // Spaces become the replacement; "first" prepends only to the piece at the text's start.
+      const char32_t rep = step.literal[0];
+      std::replace(piece.begin(), piece.end(), U' ', rep);
+      const bool prepend = step.prepend == Prepend::kAlways || (step.prepend == Prepend::kFirst && first);
+      if (prepend && piece[0] != rep) piece.insert(piece.begin(), rep);
+      if (!step.split) {
+        out.push_back(std::move(piece));
+        out_at_start.push_back(first);
         continue;
       }
     }
@@ -349,7 +342,10 @@ void PreTokenizer::run(const Step& step, std::vector<std::u32string>& pieces) co
       }
     }
     for (const Span& s : kept)
-      if (s.end > s.start) out.push_back(piece.substr(s.start, s.end - s.start));
+      if (s.end > s.start) {
+        out.push_back(piece.substr(s.start, s.end - s.start));
+        out_at_start.push_back(first && s.start == 0);
+      }
   }
   if (step.kind == Kind::kByteLevel) {
     const auto& alphabet = byte_alphabet();
@@ -360,12 +356,14 @@ void PreTokenizer::run(const Step& step, std::vector<std::u32string>& pieces) co
     }
   }
   pieces = std::move(out);
+  at_start = std::move(out_at_start);
 }
 
-std::vector<std::u32string> PreTokenizer::apply(const std::u32string& piece) const {
+std::vector<std::u32string> PreTokenizer::apply(const std::u32string& piece, bool at_text_start) const {
   std::vector<std::u32string> pieces;
-  if (!piece.empty()) pieces.push_back(piece);
-  for (const Step& step : steps_) run(step, pieces);
+  std::vector<bool> at_start;
+  if (!piece.empty()) pieces.push_back(piece), at_start.push_back(at_text_start);
+  for (const Step& step : steps_) run(step, pieces, at_start);
   return pieces;
 }
 

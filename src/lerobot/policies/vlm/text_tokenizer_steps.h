@@ -11,14 +11,9 @@
 #include <vector>
 
 #include "lerobot/common/config/json.h"
+#include "lerobot/policies/vlm/utf8.h"
 
 namespace lerobot::tokenizer_detail {
-
-// Strict UTF-8 decoding (no overlongs, surrogates or code points past U+10FFFF); a bad byte is a
-// data error naming `where` and the byte offset.
-std::u32string decode_utf8(const std::string& s, const std::string& where);
-std::string encode_utf8(const std::u32string& s);
-void append_utf8(char32_t c, std::string& out);
 
 // `where` strings in errors are "<file>: <json key path>".
 
@@ -41,40 +36,50 @@ class TextNormalizer {
   std::string where_;
 };
 
-// pre_tokenizer: null, ByteLevel, Digits, Split (literal pattern or GPT-2's regex), Sequence.
+// pre_tokenizer: null, ByteLevel, Digits, Split (literal pattern or GPT-2's regex), Metaspace
+// (prepend_scheme always/first/never, split), Sequence.
 class PreTokenizer {
  public:
   static PreTokenizer parse(const Json& j, const std::string& where);
   // GPT-2 (transformers' GPT2Tokenizer rebuilds its pipeline with this one pre-tokenizer).
   static PreTokenizer byte_level(bool add_prefix_space);
   // Splits one piece of text into the words the model tokenizes (byte-level mapped when a
-  // ByteLevel step ran). Empty words are dropped, as `tokenizers` does.
-  std::vector<std::u32string> apply(const std::u32string& piece) const;
+  // ByteLevel step ran). Empty words are dropped, as `tokenizers` does. `at_text_start`: the piece
+  // begins at offset 0 of the text given to the tokenizer (Metaspace's prepend_scheme "first").
+  std::vector<std::u32string> apply(const std::u32string& piece, bool at_text_start = true) const;
 
  private:
-  enum class Kind { kByteLevel, kDigits, kSplit };
+  enum class Kind { kByteLevel, kDigits, kSplit, kMetaspace };
   enum class Behavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
+  enum class Prepend { kAlways, kFirst, kNever };
   struct Step {
     Kind kind = Kind::kByteLevel;
     bool add_prefix_space = false, use_regex = true;  // ByteLevel
     bool individual_digits = false;                   // Digits
     bool gpt2_regex = false;                          // Split: GPT-2's regex, else `literal`
-    std::u32string literal;
+    std::u32string literal;                           // Split; Metaspace: the replacement
     Behavior behavior = Behavior::kIsolated;
     bool invert = false;
+    Prepend prepend = Prepend::kAlways;  // Metaspace
+    bool split = true;                   // Metaspace
   };
   void add(const Json& j, const std::string& where);
-  void run(const Step& step, std::vector<std::u32string>& pieces) const;
+  // Pieces and, for each, whether it begins at offset 0 of the text.
+  void run(const Step& step, std::vector<std::u32string>& pieces, std::vector<bool>& at_start) const;
   std::vector<Step> steps_;
 };
 
 // model: BPE (merges as "a b" strings or [a, b] pairs; unk_token, fuse_unk, byte_fallback,
-// ignore_merges, continuing_subword_prefix, end_of_word_suffix).
+// ignore_merges, continuing_subword_prefix, end_of_word_suffix). Takes nlohmann::json, not the
+// insertion-ordered Json: a 256k-entry vocab object would take minutes to parse into that.
 class BpeModel {
  public:
-  static BpeModel parse(const Json& j, const std::string& where);
+  static BpeModel parse(const nlohmann::json& j, const std::string& where);
   // transformers' GPT2Tokenizer keeps only the vocab and merges: no unk, no ignore_merges.
   void reset_to_gpt2_options();
+  // transformers' GemmaTokenizer keeps the vocab and merges and sets the rest: `unk_token`, fused
+  // unk, byte fallback, no dropout, no ignore_merges, no subword prefix or suffix.
+  void reset_to_gemma_options(const std::string& unk_token);
   void tokenize(const std::u32string& word, std::vector<int64_t>& out) const;
   std::optional<int64_t> token_id(const std::string& token) const;
   const std::unordered_map<std::string, int64_t>& vocab() const { return vocab_; }
