@@ -9,8 +9,8 @@ namespace lerobot {
 
 namespace {
 // Spatial size after the ResNet stem and the three stride-2 stages (conv 7/2/3, maxpool 3/2/1,
-// conv 3/2/1 x3): each halves with floor((n - 1) / 2) + 1. LeRobot measures it with a dry run; the
-// arithmetic gives the same size without touching a fresh model's batch-norm statistics.
+// conv 3/2/1 x3): each halves with floor((n - 1) / 2) + 1. LeRobot measures it with a dry run,
+// whose side effect on the batch-norm statistics RgbEncoderImpl::run_sizing_pass() reproduces.
 int64_t resnet_out_size(int64_t n) {
   for (int i = 0; i < 5; ++i) n = (n - 1) / 2 + 1;
   return n;
@@ -54,7 +54,10 @@ torch::Tensor random_crop(const torch::Tensor& x, int64_t th, int64_t tw, bool o
 }
 
 RgbEncoderImpl::RgbEncoderImpl(const RgbEncoderOptions& o, const std::string& image_key)
-    : resize_(o.resize_shape), crop_(o.crop_shape), crop_is_random_(o.crop_is_random) {
+    : resize_(o.resize_shape),
+      crop_(o.crop_shape),
+      crop_is_random_(o.crop_is_random),
+      batch_norm_(!o.use_group_norm) {
   const auto& shape = o.image_shape;  // (C, H, W)
   if (shape.size() != 3 || shape[0] != 3)
     throw_usage("camera '" + image_key + "' must be (3, H, W) for the ResNet encoder", "policy.input_features");
@@ -72,10 +75,21 @@ RgbEncoderImpl::RgbEncoderImpl(const RgbEncoderOptions& o, const std::string& im
                   "policy.crop_shape", "pass a smaller --policy.crop_shape or null");
     h = (*crop_)[0], w = (*crop_)[1];
   }
+  backbone_h_ = h, backbone_w_ = w;
   const int64_t kp = o.spatial_softmax_num_keypoints;
   pool = register_module("pool", SpatialSoftmax(backbone->out_channels(), resnet_out_size(h), resnet_out_size(w), kp));
   feature_dim_ = kp * 2;
   out = register_module("out", torch::nn::Linear(kp * 2, feature_dim_));
+}
+
+void RgbEncoderImpl::run_sizing_pass() {
+  if (!batch_norm_ || resnet_out_size(backbone_h_) * resnet_out_size(backbone_w_) == 1) return;
+  torch::NoGradGuard no_grad;
+  const bool was_training = backbone->is_training();
+  backbone->train(true);
+  const auto options = backbone->parameters().front().options();
+  backbone(torch::zeros({1, 3, backbone_h_, backbone_w_}, options));
+  backbone->train(was_training);
 }
 
 torch::Tensor RgbEncoderImpl::forward(const torch::Tensor& input) {

@@ -66,6 +66,13 @@ class RgbEncoderImpl : public torch::nn::Module {
   RgbEncoderImpl(const RgbEncoderOptions& options, const std::string& image_key);
   torch::Tensor forward(const torch::Tensor& x);  // (N, 3, H, W) -> (N, feature_dim)
   int64_t feature_dim() const { return feature_dim_; }
+  // LeRobot sizes the spatial softmax with one backbone forward of a zero image of the size the
+  // backbone sees, in training mode, as the encoder is built: with BatchNorm that moves every
+  // running statistic one momentum step (a fresh backbone's running_var 1 -> 0.9) and counts one
+  // batch. The policies call this once the pretrained weights are in (torchvision loads them before
+  // that forward). Nothing happens with GroupNorm, or when the final map is 1x1 (LeRobot cannot
+  // build that encoder: BatchNorm then sees one value per channel).
+  void run_sizing_pass();
   ResNetBackbone backbone{nullptr};
   SpatialSoftmax pool{nullptr};
   torch::nn::Linear out{nullptr};
@@ -74,6 +81,8 @@ class RgbEncoderImpl : public torch::nn::Module {
  private:
   std::optional<std::vector<int64_t>> resize_, crop_;
   bool crop_is_random_;
+  bool batch_norm_;
+  int64_t backbone_h_, backbone_w_;  // the (H, W) the backbone sees after resize and crop
   int64_t feature_dim_;
 };
 TORCH_MODULE(RgbEncoder);

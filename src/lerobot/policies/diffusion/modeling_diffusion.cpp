@@ -9,9 +9,12 @@ DiffusionPolicy::DiffusionPolicy(const DiffusionConfig& config, bool load_pretra
     : config_(config), obs_queues_(config.n_obs_steps) {
   config_.validate();
   diffusion = register_module("diffusion", DiffusionModel(config_));
-  if (load_pretrained_backbone)
-    for (auto& enc : diffusion->encoders())
-      load_backbone_weights_option(*enc->backbone, config_.pretrained_backbone_weights, "policy.pretrained_backbone_weights");
+  for (auto& enc : diffusion->encoders()) {
+    if (load_pretrained_backbone)
+      load_backbone_weights_option(*enc->backbone, config_.pretrained_backbone_weights,
+                                   "policy.pretrained_backbone_weights");
+    enc->run_sizing_pass();
+  }
   reset();
 }
 

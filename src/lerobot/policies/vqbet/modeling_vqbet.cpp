@@ -24,6 +24,7 @@ VQBeTPolicy::VQBeTPolicy(const VQBeTConfig& config, bool load_pretrained_backbon
   if (load_pretrained_backbone)
     load_backbone_weights_option(*vqbet->rgb_encoder->backbone, config_.pretrained_backbone_weights,
                                  "policy.pretrained_backbone_weights");
+  vqbet->rgb_encoder->run_sizing_pass();
   reset();
 }
 
