@@ -25,6 +25,8 @@ def copy(name):
     return name
 edit(copy("ds_stats_shape") + "/meta/stats.json", lambda j: j["observation.state"].__setitem__("mean", [1, 2, 3]))
 edit(copy("ds_stats_key") + "/meta/stats.json", lambda j: j.pop("action"))
+edit(copy("ds_stats_channels") + "/meta/stats.json", lambda j: j["observation.image"]["std"].append([[0.1]]))
+edit(copy("ds_shape_zero") + "/meta/info.json", lambda j: j["features"]["action"].__setitem__("shape", [0]))
 os.remove(copy("ds_no_stats") + "/meta/stats.json")
 os.remove(copy("ds_devzero") + "/meta/info.json"); os.symlink("/dev/zero", "ds_devzero/meta/info.json")
 edit(copy("ds_fps") + "/meta/info.json", lambda j: j.__setitem__("fps", 25))
@@ -88,6 +90,8 @@ row "train --output_dir=DIR (exists, not a run)" train $TINY $D --steps=1 --outp
 row "train (stats.json mean of the wrong shape)" train $TINY --dataset.root=ds_stats_shape --steps=1 --output_dir=o5
 row "train (stats.json without 'action')" train $TINY --dataset.root=ds_stats_key --steps=1 --output_dir=o6
 row "train (no meta/stats.json)" train $TINY --dataset.root=ds_no_stats --steps=1 --output_dir=o7
+row "train (stats.json: observation.image/std of 4 channels)" train $TINY --dataset.root=ds_stats_channels --steps=1 --output_dir=o11
+row "dataset validate DIR (info.json: action shape [0])" dataset validate ds_shape_zero
 row "infer (observation.state of size 3, policy wants 2)" infer --policy.path=$CK --observation=obs_bad_state.safetensors
 row "infer (checkpoint with chunk_size 0)" infer --policy.path=ck_chunk0 --observation=obs_ok.safetensors
 row "infer --dataset.root=DIR --frame=100000 (past the end)" infer --policy.path=$CK --dataset.root=ds --frame=100000

@@ -224,7 +224,7 @@ struct Sub {
 const std::map<std::string, Sub>& table() {
   static const std::map<std::string, Sub> t = {
       {"info", {"usage: lerobot-cpp dataset info DIR\n  version, fps, frames, episodes, tasks, features (dtype, shape), cameras (codec)\n", info_main}},
-      {"validate", {"usage: lerobot-cpp dataset validate DIR [--allow_missing_videos]\n  checks every LeRobot v3.0 format invariant; prints each problem; exit 0 and OK when clean.\n  Every video file must be present and decodable (--require_videos, the default); with\n  --allow_missing_videos a dataset shared without its videos/ folder is checked on metadata and data only.\n", validate_main}},
+      {"validate", {"usage: lerobot-cpp dataset validate DIR [--allow_missing_videos]\n  checks every LeRobot v3.0 format invariant (a v2.1 dataset: its own layout); prints each problem,\n  naming its file, and notes what is valid but unusual; exit 0 and OK when clean, 3 otherwise.\n  Every video file must be present and decodable (--require_videos, the default); with\n  --allow_missing_videos a dataset shared without its videos/ folder is checked on metadata and data only.\n", validate_main}},
       {"stats", {"usage: lerobot-cpp dataset stats DIR\n  recomputes the stats and compares mean/min/max with meta/stats.json; exit 3 when a feature differs\n", stats_main}},
       {"generate", {"usage: lerobot-cpp dataset generate [--flag=value ...]\n  creates a synthetic dataset\n", dataset_generate_main}},
   };

@@ -1,4 +1,5 @@
-// The real LeRobot v3.0 fixture: metadata, stats, invariants, validation, delta windows, errors.
+// The real LeRobot v3.0 fixture: metadata, stats, invariants, validation (a data file of one row
+// group among them), delta windows, errors.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "lerobot/datasets/lerobot_dataset.h"
 #include "lerobot/datasets/validate.h"
 #include "lerobot/io/parquet/parquet_file.h"
+#include "mutation_helpers.h"
 
 namespace lerobot {
 namespace {
@@ -85,6 +87,38 @@ TEST(FixtureDataset, ValidatePassesWithVideoNote) {
   ValidateOptions strict;
   strict.allow_missing_videos_dir = false;
   EXPECT_FALSE(validate_dataset(kFixture, strict).ok());
+}
+
+// #5: a data file of one row group holding every episode (pyarrow's default row groups, as other
+// converters than LeRobot's writer produce) is valid: validate notes it and says OK (exit 0), and
+// the loader reads the same frames.
+TEST(FixtureDataset, ARowGroupHoldingSeveralEpisodesIsANoteNotAProblem) {
+  testing::TempDir tmp("one_row_group");
+  const fs::path root = tmp.path / "ds";
+  fs::copy(kFixture, root, fs::copy_options::recursive);
+  const fs::path data = root / "data/chunk-000/file-000.parquet";
+  {
+    const ParquetFile src(kFixture / "data/chunk-000/file-000.parquet");
+    testing::copy_data_rows(src, data, {RowRange{0, src.num_rows()}});
+  }
+  ASSERT_EQ(ParquetFile(data).num_row_groups(), 1);
+  const ValidationReport r = validate_dataset(root);
+  for (const auto& p : r.problems) ADD_FAILURE() << p;
+  bool noted = false;
+  for (const auto& n : r.notes) noted = noted || n == data.string() + ": row group 0 holds episodes 0 to 3 (LeRobot's writer "
+                                                                     "stores one episode per row group; both read the same)";
+  EXPECT_TRUE(noted);
+  std::string out;
+  EXPECT_EQ(testing::run_cli("dataset validate " + root.string() + " --allow_missing_videos", &out), 0) << out;
+  EXPECT_NE(out.find("note: " + data.string() + ": row group 0 holds episodes 0 to 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("OK (with the notes above)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("problem"), std::string::npos) << out;
+  LeRobotDatasetOptions o;
+  o.decode_cameras = false;
+  const LeRobotDataset a(kFixture, o), b(root, o);
+  ASSERT_EQ(a.num_frames(), b.num_frames());
+  for (int64_t i : {int64_t(0), int64_t(400), int64_t(1491)})
+    for (const auto& [k, t] : a.get_item(i).tensors) EXPECT_TRUE(torch::equal(t, b.get_item(i).tensors.at(k))) << k << " " << i;
 }
 
 TEST(FixtureDataset, ValidateNamesCorruptedParquetPage) {

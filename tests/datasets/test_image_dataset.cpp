@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dataset_test_helpers.h"
+#include "mutation_helpers.h"
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/dataset_writer.h"
 #include "lerobot/datasets/lerobot_dataset.h"
@@ -58,44 +59,13 @@ void write_dataset(const fs::path& root, int64_t episodes, bool with_video) {
   w.finalize();
 }
 
-// Copies rows of a data parquet (every column, the "huggingface" metadata) into `dst`, one row group
-// per range, letting `edit` change the image bytes column of each row group.
-void copy_data_rows(const ParquetFile& src, const fs::path& dst, const std::vector<RowRange>& row_groups,
-                    const std::function<void(int64_t first_row, ParquetColumn<std::string>&)>& edit = {}) {
-  std::vector<ParquetField> fields;
-  for (const auto& name : src.column_names()) {
-    const auto info = src.column_info(name);
-    if (!info.fields.empty()) fields.push_back(ParquetField::image(name));
-    else if (info.list_depth == 1) fields.push_back(ParquetField::list(name, info.type, 1));
-    else fields.push_back(ParquetField::scalar(name, info.type));
-  }
-  ParquetWriter w(dst, fields);
-  w.set_metadata("huggingface", src.metadata().at("huggingface"));
-  for (const RowRange& rr : row_groups) {
-    ParquetRowGroup rows(rr.end - rr.begin);
-    for (const auto& f : fields) {
-      if (!f.children.empty()) {
-        auto bytes = src.read<std::string>(f.name, rr, "bytes");
-        if (edit) edit(rr.begin, bytes);
-        rows.set<std::string>(f.name, bytes, "bytes");
-        rows.set<std::string>(f.name, src.read<std::string>(f.name, rr, "path"), "path");
-      } else if (f.type == parquet::Type::kFloat) {
-        rows.set<float>(f.name, src.read<float>(f.name, rr));
-      } else {
-        rows.set<int64_t>(f.name, src.read<int64_t>(f.name, rr));
-      }
-    }
-    w.write_row_group(rows);
-  }
-  w.close();
-}
-
-// The same, row group for row group.
+// Copies row groups of a data parquet into `dst` (every column, the key-value metadata), letting
+// `edit` change the image bytes column of each.
 void copy_data_file(const ParquetFile& src, const fs::path& dst, const std::vector<int>& row_groups,
                     const std::function<void(int64_t first_row, ParquetColumn<std::string>&)>& edit = {}) {
   std::vector<RowRange> ranges;
   for (int g : row_groups) ranges.push_back(src.row_group_range(g));
-  copy_data_rows(src, dst, ranges, edit);
+  testing::copy_data_rows(src, dst, ranges, edit);
 }
 
 class ImageDataset : public ::testing::Test {
@@ -276,7 +246,7 @@ TEST(ImageDatasetOneRowGroup, ReadsAsOneRowGroupPerEpisode) {
   {
     ParquetFile src(per_episode / data);
     ASSERT_EQ(src.num_row_groups(), kN);
-    copy_data_rows(src, merged / data, {RowRange{0, src.num_rows()}});
+    testing::copy_data_rows(src, merged / data, {RowRange{0, src.num_rows()}});
   }
   ASSERT_EQ(ParquetFile(merged / data).num_row_groups(), 1);
   for (const std::optional<std::vector<int64_t>>& episodes :

@@ -72,6 +72,27 @@ TEST(BadInputs, StatsOfTheWrongShapeOrMissingAreDataErrors) {
              {"stats.json", "has no stats"});
 }
 
+// Metadata that contradicts info.json is refused where it is read, naming the file, the episode and
+// the key, by train and dataset validate alike; none of it reaches LibTorch (a v2.1 episode's stats
+// vector one value short used to end in "error (LibTorch): The size of tensor a (6) must match the
+// size of tensor b (5)", exit 1). tests/datasets/test_meta_mutations.cpp corrupts a real dataset's
+// files case by case; these are a trainable dataset's.
+TEST(BadInputs, MetadataThatContradictsInfoJsonIsNamedWhereItIsRead) {
+  const fs::path channels = copy_dataset("stats_channels");
+  edit_json(channels / "meta/stats.json",
+            [](Json& j) { j["observation.image"]["std"].push_back(Json::array({Json::array({0.1})})); });
+  const fs::path shape = copy_dataset("info_shape");
+  edit_json(shape / "meta/info.json", [](Json& j) { j["features"]["action"]["shape"] = Json::array({0}); });
+  for (const auto& [root, words] : std::vector<std::pair<fs::path, std::vector<std::string>>>{
+           {channels, {"meta/stats.json", "'observation.image/std' has 4 value(s)", "one per channel"}},
+           {shape, {"meta/info.json", "feature 'action'", "shape [0]"}}}) {
+    expect_cli("train" + join_args(tiny_act_run(train_scratch() / ("o_" + root.filename().string()), 1,
+                                                {"--dataset.root=" + root.string()})),
+               3, words);
+    expect_cli("dataset validate " + root.string(), 3, words);
+  }
+}
+
 TEST(BadInputs, InferWithAWronglySizedStateOrAChunkSizeZeroCheckpoint) {
   const fs::path out = train_scratch() / "infer_src";
   expect_cli(train_args(out), 0, {});

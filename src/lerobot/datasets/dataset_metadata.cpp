@@ -9,6 +9,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/datasets/dataset_stats.h"
+#include "lerobot/datasets/metadata_checks.h"
 #include "lerobot/io/parquet/parquet_file.h"
 
 namespace lerobot {
@@ -109,33 +110,18 @@ std::string format_path_template(const std::string& tmpl, const std::map<std::st
 
 namespace {
 
-void shape_of(const Json& j, std::vector<int64_t>& shape, size_t depth) {
-  if (!j.is_array()) return;
-  if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(j.size()));
-  if (!j.empty()) shape_of(j[0], shape, depth + 1);
-}
-
-void flatten(const Json& j, std::vector<double>& out, const std::string& label) {
-  if (j.is_array()) {
-    for (const auto& x : j) flatten(x, out, label);
-  } else if (j.is_number()) {
-    out.push_back(j.get<double>());
-  } else {
-    throw_data("non-numeric value in stats", label);
-  }
-}
-
 Json parse_json_file(const fs::path& p) {
   try {
     return Json::parse(read_file(p));
   } catch (const Json::exception& e) {
-    throw_data(std::string("invalid JSON: ") + e.what(), p.string(),
+    throw_data("invalid JSON: " + json_error_text(e), p.string(),
                "restore the file from where the dataset came from (a copy, or the Hub for a downloaded one)");
   }
 }
 
-std::vector<Json> read_jsonl(const fs::path& p) {
-  std::vector<Json> out;
+// The JSON value of each non-blank line, with its line number (from 1).
+std::vector<std::pair<int, Json>> read_jsonl(const fs::path& p) {
+  std::vector<std::pair<int, Json>> out;
   std::istringstream in(read_file(p));
   std::string line;
   int n = 0;
@@ -143,18 +129,29 @@ std::vector<Json> read_jsonl(const fs::path& p) {
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      out.push_back(Json::parse(line));
+      out.emplace_back(n, Json::parse(line));
     } catch (const Json::exception& e) {
-      throw_data("invalid JSON on line " + std::to_string(n) + ": " + e.what(), p.string());
+      throw_data("invalid JSON on line " + std::to_string(n) + ": " + json_error_text(e), p.string(),
+                 "restore the file from where the dataset came from (a copy, or the Hub for a downloaded one)");
     }
+    if (!out.back().second.is_object()) throw_data("line " + std::to_string(n) + " is not a JSON object", p.string());
   }
   return out;
 }
 
 int64_t get_int(const Json& j, const char* key, const std::string& where) {
-  if (!j.contains(key) || !j[key].is_number_integer())
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer())
     throw_data(std::string("missing or non-integer '") + key + "'", where);
   return j[key].get<int64_t>();
+}
+
+// An optional positive number of info.json (chunks_size, *_files_size_in_mb).
+template <class T>
+T get_positive(const Json& j, const char* key, T fallback, const std::string& where) {
+  if (!j.contains(key)) return fallback;
+  const bool ok = std::is_integral_v<T> ? j[key].is_number_integer() : j[key].is_number();
+  if (!ok || j[key].get<double>() <= 0) throw_data(std::string("'") + key + "' is " + j[key].dump() + ", not a positive number", where);
+  return j[key].get<T>();
 }
 
 std::vector<std::string> sorted_parquets(const fs::path& dir) {
@@ -188,22 +185,22 @@ void read_info(DatasetMetadata& m) {
   m.total_episodes = get_int(j, "total_episodes", w);
   m.total_frames = get_int(j, "total_frames", w);
   m.total_tasks = get_int(j, "total_tasks", w);
-  m.chunks_size = j.value("chunks_size", int64_t(1000));
-  m.data_files_size_in_mb = j.value("data_files_size_in_mb", 100.0);
-  m.video_files_size_in_mb = j.value("video_files_size_in_mb", 200.0);
+  m.chunks_size = get_positive<int64_t>(j, "chunks_size", 1000, w);
+  m.data_files_size_in_mb = get_positive<double>(j, "data_files_size_in_mb", 100.0, w);
+  m.video_files_size_in_mb = get_positive<double>(j, "video_files_size_in_mb", 200.0, w);
   if (!j.contains("data_path") || !j["data_path"].is_string()) throw_data("missing 'data_path'", w);
   m.data_path = j["data_path"].get<std::string>();
   if (j.contains("video_path") && j["video_path"].is_string()) m.video_path = j["video_path"].get<std::string>();
   if (!j.contains("features") || !j["features"].is_object()) throw_data("missing 'features'", w);
-  for (const auto& [key, f] : j["features"].items()) {
-    FeatureSpec s;
-    s.key = key;
-    if (!f.contains("dtype") || !f.contains("shape")) throw_data("feature lacks dtype/shape", w + ": " + key);
-    s.dtype = f["dtype"].get<std::string>();
-    for (const auto& d : f["shape"]) s.shape.push_back(d.get<int64_t>());
-    s.names = f.value("names", Json());
-    s.info = f.value("info", Json());
-    m.features.push_back(std::move(s));
+  for (const auto& [key, f] : j["features"].items()) m.features.push_back(feature_from_json(key, f, w));
+  // The path templates: only the fields LeRobot fills in.
+  const std::map<std::string, int64_t> ints = {{"chunk_index", 0}, {"file_index", 0}, {"episode_chunk", 0}, {"episode_index", 0}};
+  try {
+    format_path_template(m.data_path, ints);
+    if (m.video_path) format_path_template(*m.video_path, ints, {{"video_key", "camera"}});
+  } catch (const Error& e) {
+    throw_data("a path template is broken: " + e.problem() + " in '" + e.where() + "'", w,
+               "data_path and video_path hold LeRobot's templates, e.g. " + Json(m.data_path).dump());
   }
 }
 
@@ -218,10 +215,18 @@ void read_tasks_v3(DatasetMetadata& m) {
   if (col.empty() && f.has_column("__index_level_0__")) col = "__index_level_0__";
   if (col.empty()) throw_data("no task string column (index 'task' or '__index_level_0__')", p.string());
   const std::vector<std::string> names = f.read_string(col);
+  if (names.size() != idx.size())
+    throw_data("column '" + col + "' has " + std::to_string(names.size()) + " values for " + std::to_string(idx.size()) +
+                   " task indices", p.string());
   m.tasks.assign(idx.size(), "");
+  std::vector<bool> seen(idx.size(), false);
   for (size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] < 0 || idx[i] >= static_cast<int64_t>(idx.size()))
-      throw_data("task_index " + std::to_string(idx[i]) + " out of range", p.string());
+    if (idx[i] < 0 || idx[i] >= static_cast<int64_t>(idx.size()) || seen[idx[i]])
+      throw_data("row " + std::to_string(i) + ": task_index " + std::to_string(idx[i]) +
+                     (idx[i] >= 0 && idx[i] < static_cast<int64_t>(idx.size()) ? " appears twice" : " out of range") +
+                     " (the table's task indices run 0.." + std::to_string(idx.size() - 1) + ")",
+                 p.string());
+    seen[idx[i]] = true;
     m.tasks[idx[i]] = names[i];
   }
 }
@@ -233,6 +238,7 @@ void read_episodes_v3(DatasetMetadata& m) {
   const auto vkeys = m.video_keys();
   for (const auto& path : files) {
     ParquetFile f(path);
+    const fs::path rel = fs::relative(path, m.root);
     const auto ep = f.read_int64("episode_index");
     const auto len = f.read_int64("length");
     const auto dc = f.read_int64("data/chunk_index");
@@ -250,7 +256,13 @@ void read_episodes_v3(DatasetMetadata& m) {
       vf[k] = f.read_int64(pre + "file_index");
       vfrom[k] = f.read_double(pre + "from_timestamp");
       vto[k] = f.read_double(pre + "to_timestamp");
+      if (vc[k].size() != ep.size() || vf[k].size() != ep.size() || vfrom[k].size() != ep.size() || vto[k].size() != ep.size())
+        throw_data("the 'videos/" + k + "/*' columns do not have one value per episode", path);
     }
+    for (const auto* c : {&len, &dc, &df, &from, &to})
+      if (c->size() != ep.size()) throw_data("the episode columns do not have one value per episode", path);
+    if (!tasks.offsets.empty() && tasks.offsets[0].size() != ep.size() + 1)
+      throw_data("column 'tasks' does not have one list per episode", path);
     for (size_t i = 0; i < ep.size(); ++i) {
       EpisodeInfo e;
       e.episode_index = ep[i];
@@ -259,6 +271,7 @@ void read_episodes_v3(DatasetMetadata& m) {
       e.data_file_index = df[i];
       e.dataset_from_index = from[i];
       e.dataset_to_index = to[i];
+      e.meta_file = rel;
       if (!tasks.offsets.empty())
         for (int64_t t = tasks.offsets[0][i]; t < tasks.offsets[0][i + 1]; ++t) e.tasks.push_back(tasks.values[t]);
       e.data_file = format_path_template(m.data_path, {{"chunk_index", dc[i]}, {"file_index", df[i]}});
@@ -290,33 +303,45 @@ void read_episodes_v3(DatasetMetadata& m) {
 void read_v21(DatasetMetadata& m) {
   const fs::path meta = m.root / "meta";
   const std::string tasks_file = (meta / "tasks.jsonl").string();
-  const std::vector<Json> task_lines = read_jsonl(meta / "tasks.jsonl");
-  for (const Json& t : task_lines) {
-    const int64_t i = get_int(t, "task_index", tasks_file);
-    // As the v3.0 reader: indices are 0..lines-1 (a corrupt one must not index or size the table).
+  const auto task_lines = read_jsonl(meta / "tasks.jsonl");
+  std::vector<int> line_of(task_lines.size(), 0);
+  m.tasks.assign(task_lines.size(), "");
+  for (const auto& [line, t] : task_lines) {
+    const std::string at = tasks_file + " line " + std::to_string(line);
+    const int64_t i = get_int(t, "task_index", at);
+    // As the v3.0 reader: indices are 0..lines-1, each once (a corrupt one must not index or size the table).
     if (i < 0 || i >= static_cast<int64_t>(task_lines.size()))
-      throw_data("task_index " + std::to_string(i) + " out of range (" + std::to_string(task_lines.size()) +
-                     " tasks)", tasks_file);
-    if (static_cast<int64_t>(m.tasks.size()) <= i) m.tasks.resize(i + 1);
-    if (!t.contains("task") || !t.at("task").is_string()) throw_data("a line without a \"task\" string", tasks_file);
+      throw_data("task_index " + std::to_string(i) + " out of range (" + std::to_string(task_lines.size()) + " tasks)", at);
+    if (line_of[i]) throw_data("task_index " + std::to_string(i) + " is on line " + std::to_string(line_of[i]) + " too", at);
+    line_of[i] = line;
+    if (!t.contains("task") || !t.at("task").is_string()) throw_data("no \"task\" string", at);
     m.tasks[i] = t.at("task").get<std::string>();
   }
   const std::string w = (meta / "episodes.jsonl").string();
-  std::vector<std::pair<int64_t, Json>> eps;  // (episode_index, line): checked before sorting on it
-  for (Json& j : read_jsonl(meta / "episodes.jsonl")) {
-    if (!j.is_object()) throw_data("a line that is not a JSON object", w);
-    const int64_t index = get_int(j, "episode_index", w);
-    eps.emplace_back(index, std::move(j));
+  std::vector<std::pair<int64_t, std::pair<int, Json>>> eps;  // (episode_index, (line, JSON)): checked before sorting on it
+  for (auto& line : read_jsonl(meta / "episodes.jsonl")) {
+    const int64_t index = get_int(line.second, "episode_index", w + " line " + std::to_string(line.first));
+    eps.emplace_back(index, std::move(line));
   }
   std::sort(eps.begin(), eps.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   int64_t cursor = 0;
   const auto vkeys = m.video_keys();
-  for (const auto& [index, j] : eps) {
+  for (const auto& [index, line] : eps) {
+    const Json& j = line.second;
+    const std::string at = w + " line " + std::to_string(line.first) + " (episode " + std::to_string(index) + ")";
     EpisodeInfo e;
     e.episode_index = index;
-    e.length = get_int(j, "length", w);
-    if (j.contains("tasks"))
-      for (const auto& t : j["tasks"]) e.tasks.push_back(t.get<std::string>());
+    e.meta_file = "meta/episodes.jsonl";
+    e.length = get_int(j, "length", at);
+    if (e.length < 1 || e.length > (int64_t(1) << 40))
+      throw_data("'length' is " + std::to_string(e.length) + " (an episode has at least one frame)", at);
+    if (j.contains("tasks")) {
+      if (!j["tasks"].is_array()) throw_data("'tasks' is not a list", at);
+      for (const auto& t : j["tasks"]) {
+        if (!t.is_string()) throw_data("'tasks' holds " + t.dump() + ", not a task string", at);
+        e.tasks.push_back(t.get<std::string>());
+      }
+    }
     const int64_t chunk = e.episode_index / std::max<int64_t>(1, m.chunks_size);
     e.data_chunk_index = chunk;
     e.data_file_index = e.episode_index;
@@ -341,74 +366,50 @@ void read_v21(DatasetMetadata& m) {
   }
   const fs::path ep_stats = meta / "episodes_stats.jsonl";
   if (m.stats.empty() && fs::exists(ep_stats)) {
+    // Each line's stats are checked against info.json before aggregating: a vector of another
+    // length would otherwise stop in LibTorch ("The size of tensor a ... must match"), naming nothing.
+    std::map<int64_t, int> line_of;  // episode -> its line
     std::vector<DatasetStats> per;
-    for (const Json& j : read_jsonl(ep_stats)) per.push_back(stats_from_json(j.at("stats"), ep_stats.string()));
-    if (!per.empty()) m.stats = aggregate_stats(per);
+    for (const auto& [line, j] : read_jsonl(ep_stats)) {
+      std::string at = ep_stats.string() + " line " + std::to_string(line);
+      const int64_t e = get_int(j, "episode_index", at);
+      at += " (episode " + std::to_string(e) + ")";
+      if (e < 0 || e >= static_cast<int64_t>(m.episodes.size()))
+        throw_data("no such episode (" + (meta / "episodes.jsonl").string() + " lists " + std::to_string(m.episodes.size()) +
+                       ")",
+                   at);
+      if (auto [it, fresh] = line_of.emplace(e, line); !fresh)
+        throw_data("the episode's stats are on line " + std::to_string(it->second) + " too", at);
+      if (!j.contains("stats")) throw_data("no \"stats\" object", at);
+      per.push_back(stats_from_json(j.at("stats"), at));
+      fit_stats_to_features(m, per.back(), at, /*per_episode=*/true);
+    }
+    if (!per.empty()) {
+      m.stats = aggregate_stats(per);
+      m.stats_file = "meta/episodes_stats.jsonl";
+    }
   }
 }
 
 }  // namespace
-
-DatasetStats stats_from_json(const Json& j, const std::string& label) {
-  DatasetStats out;
-  if (!j.is_object()) throw_data("stats must be a JSON object", label);
-  for (const auto& [key, feat] : j.items()) {
-    if (!feat.is_object()) continue;
-    for (const auto& [stat, val] : feat.items()) {
-      std::vector<int64_t> shape;
-      shape_of(val, shape, 0);
-      std::vector<double> flat;
-      flatten(val, flat, label + ": " + key + "/" + stat);
-      torch::Tensor t = torch::tensor(flat, torch::kFloat64);
-      t = shape.empty() ? t.reshape({}) : t.reshape(shape);
-      if (stat == "count") t = t.round().to(torch::kInt64);
-      out[key][stat] = t;
-    }
-  }
-  return out;
-}
-
-Json tensor_to_json(const torch::Tensor& t) {
-  if (t.dim() == 0) {
-    if (t.scalar_type() == torch::kInt64) return t.item<int64_t>();
-    return t.item<double>();
-  }
-  Json arr = Json::array();
-  for (int64_t i = 0; i < t.size(0); ++i) arr.push_back(tensor_to_json(t[i]));
-  return arr;
-}
-
-Json stats_to_json(const DatasetStats& stats) {
-  Json j = Json::object();
-  const char* order[] = {"min", "max", "mean", "std", "count", "q01", "q10", "q50", "q90", "q99"};
-  for (const auto& [key, fs_] : stats) {
-    Json f = Json::object();
-    for (const char* s : order)
-      if (auto it = fs_.find(s); it != fs_.end()) f[s] = tensor_to_json(it->second.cpu());
-    for (const auto& [s, v] : fs_)
-      if (!f.contains(s)) f[s] = tensor_to_json(v.cpu());
-    j[key] = f;
-  }
-  return j;
-}
 
 DatasetMetadata load_dataset_metadata(const fs::path& root) {
   DatasetMetadata m;
   m.root = root;
   read_info(m);
   const fs::path stats = root / "meta/stats.json";
-  if (fs::exists(stats)) m.stats = stats_from_json(parse_json_file(stats), stats.string());
+  if (fs::exists(stats)) {
+    m.stats = stats_from_json(parse_json_file(stats), stats.string());
+    m.stats_file = "meta/stats.json";
+    fit_stats_to_features(m, m.stats, stats.string(), /*per_episode=*/false);
+  }
   if (m.is_v21()) {
     read_v21(m);
   } else {
     read_tasks_v3(m);
     read_episodes_v3(m);
   }
-  for (size_t i = 0; i < m.episodes.size(); ++i)
-    if (m.episodes[i].episode_index != static_cast<int64_t>(i))
-      throw_data("episode metadata is not episode 0..N-1 in order (found episode " +
-                     std::to_string(m.episodes[i].episode_index) + " at row " + std::to_string(i) + ")",
-                 (root / "meta/episodes").string());
+  check_episode_ranges(m);
   return m;
 }
 

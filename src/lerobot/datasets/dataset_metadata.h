@@ -53,6 +53,7 @@ struct EpisodeInfo {
   fs::path data_file;       // relative to the root
   int64_t data_row_begin = 0;  // first row of this episode inside data_file
   std::map<std::string, EpisodeVideo> videos;  // video key -> location
+  fs::path meta_file;  // the metadata file it was read from (relative to the root), for messages
 };
 
 struct DatasetMetadata {
@@ -65,7 +66,8 @@ struct DatasetMetadata {
   double data_files_size_in_mb = 100, video_files_size_in_mb = 200;
   std::string data_path;
   std::optional<std::string> video_path;
-  DatasetStats stats;              // meta/stats.json (empty if absent)
+  DatasetStats stats;              // meta/stats.json, or v2.1's episode stats aggregated (empty if neither)
+  fs::path stats_file;             // where `stats` came from (relative to the root; empty if nowhere)
   std::vector<std::string> tasks;  // by task_index
   std::vector<EpisodeInfo> episodes;  // by episode_index
 
@@ -78,7 +80,9 @@ struct DatasetMetadata {
   int64_t task_index(const std::string& task) const;        // -1 if unknown
 };
 
-// Reads meta/ of a v3.0 or v2.1 dataset at `root`. Throws lerobot::Error naming the file at fault.
+// Reads meta/ of a v3.0 or v2.1 dataset at `root`. Every value is checked against info.json's
+// features where it is read (metadata_checks.h); throws a data error naming the file at fault, the
+// episode and the key.
 DatasetMetadata load_dataset_metadata(const fs::path& root);
 
 // Python-style template formatting for the {name} and {name:03d} fields of info.json paths.

@@ -1,4 +1,5 @@
-// Per-episode statistics and their aggregation (LeRobot compute_stats.py semantics).
+// Per-episode statistics and their aggregation (LeRobot compute_stats.py semantics), and stats.json
+// <-> tensors.
 #include "lerobot/datasets/dataset_stats.h"
 
 #include <cmath>
@@ -8,6 +9,30 @@
 namespace lerobot {
 
 namespace {
+
+std::string shape_text(torch::IntArrayRef s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+void shape_of(const Json& j, std::vector<int64_t>& shape, size_t depth) {
+  if (!j.is_array()) return;
+  if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(j.size()));
+  if (!j.empty()) shape_of(j[0], shape, depth + 1);
+}
+
+// The numbers of a nested list, in order; `id` ('key/stat') and `label` (the file) name a non-number.
+void flatten(const Json& j, std::vector<double>& out, const std::string& id, const std::string& label) {
+  if (j.is_array()) {
+    for (const auto& x : j) flatten(x, out, id, label);
+  } else if (j.is_number()) {
+    out.push_back(j.get<double>());
+  } else {
+    throw_data(id + " holds " + j.dump().substr(0, 40) + ", not a number", label);
+  }
+}
+
 
 // Quantile q of each column of (N, D) sorted ascending along dim 0, linear interpolation.
 torch::Tensor quantile_sorted(const torch::Tensor& sorted, double q) {
@@ -89,6 +114,13 @@ FeatureStats aggregate_feature_stats(const std::vector<FeatureStats>& eps) {
   for (const auto& e : eps)
     for (const char* k : {"mean", "std", "min", "max", "count"})
       if (!e.count(k)) throw_data(std::string("episode stats lack '") + k + "'");
+  // Callers check each episode's stats against info.json (metadata_checks.h); this keeps LibTorch's
+  // broadcasting error from being what a caller that did not sees.
+  for (const auto& e : eps)
+    for (const auto& [k, v] : eps[0])
+      if (e.count(k) && e.at(k).sizes() != v.sizes())
+        throw_data("episode stats '" + k + "' differ in shape between episodes (" + shape_text(v.sizes()) + " and " +
+                   shape_text(e.at(k).sizes()) + ")");
   std::vector<torch::Tensor> means, vars, counts, mins, maxs;
   torch::Tensor total = torch::zeros({}, torch::kFloat64);
   for (const auto& e : eps) {
@@ -134,12 +166,65 @@ FeatureStats aggregate_feature_stats(const std::vector<FeatureStats>& eps) {
   return out;
 }
 
+DatasetStats stats_from_json(const Json& j, const std::string& label) {
+  DatasetStats out;
+  if (!j.is_object()) throw_data("stats must be a JSON object", label);
+  for (const auto& [key, feat] : j.items()) {
+    if (!feat.is_object()) throw_data("'" + key + "' is " + feat.dump().substr(0, 40) + ", not an object of stats", label);
+    for (const auto& [stat, val] : feat.items()) {
+      std::vector<int64_t> shape;
+      shape_of(val, shape, 0);
+      std::vector<double> flat;
+      flatten(val, flat, "'" + key + "/" + stat + "'", label);
+      int64_t numel = 1;
+      for (int64_t d : shape) numel *= d;
+      if (numel != static_cast<int64_t>(flat.size()))  // [[1, 2], [3]]: not an array of one shape
+        throw_data("'" + key + "/" + stat + "' is a ragged nested list (its rows differ in length)", label);
+      torch::Tensor t = torch::tensor(flat, torch::kFloat64);
+      t = shape.empty() ? t.reshape({}) : t.reshape(shape);
+      if (stat == "count") t = t.round().to(torch::kInt64);
+      out[key][stat] = t;
+    }
+  }
+  return out;
+}
+
+Json tensor_to_json(const torch::Tensor& t) {
+  if (t.dim() == 0) {
+    if (t.scalar_type() == torch::kInt64) return t.item<int64_t>();
+    return t.item<double>();
+  }
+  Json arr = Json::array();
+  for (int64_t i = 0; i < t.size(0); ++i) arr.push_back(tensor_to_json(t[i]));
+  return arr;
+}
+
+Json stats_to_json(const DatasetStats& stats) {
+  Json j = Json::object();
+  const char* order[] = {"min", "max", "mean", "std", "count", "q01", "q10", "q50", "q90", "q99"};
+  for (const auto& [key, fs_] : stats) {
+    Json f = Json::object();
+    for (const char* s : order)
+      if (auto it = fs_.find(s); it != fs_.end()) f[s] = tensor_to_json(it->second.cpu());
+    for (const auto& [s, v] : fs_)
+      if (!f.contains(s)) f[s] = tensor_to_json(v.cpu());
+    j[key] = f;
+  }
+  return j;
+}
+
 DatasetStats aggregate_stats(const std::vector<DatasetStats>& per_episode) {
   std::map<std::string, std::vector<FeatureStats>> by_key;
   for (const auto& ep : per_episode)
     for (const auto& [k, s] : ep) by_key[k].push_back(s);
   DatasetStats out;
-  for (const auto& [k, v] : by_key) out[k] = aggregate_feature_stats(v);
+  for (const auto& [k, v] : by_key) {
+    try {
+      out[k] = aggregate_feature_stats(v);
+    } catch (const Error& e) {
+      throw_data(e.problem(), "'" + k + "'", e.fix());
+    }
+  }
   return out;
 }
 

@@ -50,6 +50,46 @@ torch::Tensor read_feature(const ParquetFile& f, const FeatureSpec& spec, RowRan
   throw_data("unsupported feature dtype '" + d + "' for '" + spec.key + "'", f.label());
 }
 
+// The rows read for episode `ep` (the last entry of each column in `parts`) are the ones its
+// metadata promises: episode_index is the episode, index runs over [dataset_from_index,
+// dataset_to_index) (v3.0), task_index names a task. Otherwise meta/ and data/ disagree, and training would
+// mix episodes, pad the wrong frames or lose the task.
+void check_rows_match_metadata(const DatasetMetadata& m, const EpisodeInfo& ep, const ParquetFile& f,
+                               const std::map<std::string, std::vector<torch::Tensor>>& parts) {
+  const std::string fix = "meta/ and data/ disagree: restore the dataset from where it came from; "
+                          "'lerobot-cpp dataset validate DIR' lists every problem";
+  auto first_mismatch = [&](const char* key, const torch::Tensor& want) -> int64_t {
+    auto it = parts.find(key);
+    if (it == parts.end()) return -1;
+    const torch::Tensor bad = it->second.back().reshape({-1}).to(torch::kInt64).ne(want);
+    return bad.any().item<bool>() ? bad.nonzero()[0][0].item<int64_t>() : -1;
+  };
+  const std::string at = f.label() + " (episode " + std::to_string(ep.episode_index) + ", rows from " +
+                         std::to_string(ep.data_row_begin) + ")";
+  if (const int64_t r = first_mismatch("episode_index", torch::full({ep.length}, ep.episode_index, torch::kInt64)); r >= 0)
+    throw_data("'episode_index' is " + std::to_string(parts.at("episode_index").back().reshape({-1})[r].item<int64_t>()) +
+                   " at the episode's frame " + std::to_string(r) + " (" + (m.root / ep.meta_file).string() +
+                   " places episode " + std::to_string(ep.episode_index) + " here)",
+               at, fix);
+  // v3.0 readers look frames up by 'index' (LeRobot's _absolute_to_relative_idx); v2.1 ones by position.
+  if (const int64_t r = m.is_v21() ? -1 : first_mismatch("index", torch::arange(ep.dataset_from_index, ep.dataset_to_index, torch::kInt64)); r >= 0)
+    throw_data("'index' is " + std::to_string(parts.at("index").back().reshape({-1})[r].item<int64_t>()) +
+                   " at the episode's frame " + std::to_string(r) + " where " + (m.root / ep.meta_file).string() +
+                   " gives " + std::to_string(ep.dataset_from_index + r),
+               at, fix);
+  if (auto it = parts.find("task_index"); it != parts.end()) {
+    const torch::Tensor t = it->second.back().reshape({-1}).to(torch::kInt64);
+    const torch::Tensor bad = t.lt(0).logical_or(t.ge(static_cast<int64_t>(m.tasks.size())));
+    if (bad.any().item<bool>()) {
+      const int64_t r = bad.nonzero()[0][0].item<int64_t>();
+      throw_data("'task_index' is " + std::to_string(t[r].item<int64_t>()) + " at the episode's frame " + std::to_string(r) +
+                     " but " + (m.root / (m.is_v21() ? "meta/tasks.jsonl" : "meta/tasks.parquet")).string() + " has " +
+                     std::to_string(m.tasks.size()) + " task(s)",
+                 at, fix);
+    }
+  }
+}
+
 }  // namespace
 
 LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions options)
@@ -83,13 +123,7 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
     if (f.is_image()) image_keys.push_back(f.key);
   int64_t row = 0;
   for (int64_t e : selected_) {  // check every episode against its file, open the files
-    const EpisodeInfo& ep = meta_.episode(e);
-    // Rows are read by length and indexed by [from, to): a disagreement would read the next episode's
-    // rows as this one's (action windows across the boundary, unpadded) or past the table.
-    if (ep.dataset_to_index - ep.dataset_from_index != ep.length)
-      throw_data("episode " + std::to_string(e) + " has length " + std::to_string(ep.length) + " but frames [" +
-                     std::to_string(ep.dataset_from_index) + ", " + std::to_string(ep.dataset_to_index) + ")",
-                 (root / "meta/episodes").string(), "the episode metadata is corrupt; 'lerobot-cpp dataset validate' lists the problems");
+    const EpisodeInfo& ep = meta_.episode(e);  // lengths and frame ranges agree (check_episode_ranges)
     loaded_offset_.push_back(row);
     row += ep.length;
     auto& pf = files[ep.data_file.string()];
@@ -130,6 +164,7 @@ LeRobotDataset::LeRobotDataset(const fs::path& root, LeRobotDatasetOptions optio
     }
     for (const FeatureSpec* s : specs)  // views into the file's columns until the concatenation below
       parts[s->key].push_back(decoded.at(s->key).narrow(0, ep.data_row_begin - file_rows.begin, ep.length));
+    check_rows_match_metadata(meta_, ep, *files.at(file), parts);
   }
   num_frames_ = row;
   for (const FeatureSpec* s : specs) {

@@ -1,4 +1,5 @@
-// validate_dataset: collects every violation of the LeRobot v3.0 format invariants.
+// validate_dataset: collects every violation of the LeRobot format invariants (v3.0, and v2.1's
+// layout); here the data files and videos, the metadata checks in validate_meta.cpp.
 #include "lerobot/datasets/validate.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/datasets/dataset_metadata.h"
+#include "lerobot/datasets/validate_parts.h"
 #include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/datasets/video_checks.h"
 #include "lerobot/io/video/frame_lookup.h"
@@ -22,15 +24,7 @@ namespace lerobot {
 
 namespace {
 
-struct Ctx {
-  ValidationReport& r;
-  ProgressBar* progress = nullptr;  // counts data files read and video files probed/decoded
-  int64_t done = 0;
-  void bad(const fs::path& file, const std::string& what) { r.problems.push_back(file.string() + ": " + what); }
-  void tick() {
-    if (progress) progress->update(++done);
-  }
-};
+using validate_detail::Ctx;
 
 std::vector<fs::path> data_files(const DatasetMetadata& m) {
   std::vector<fs::path> files;
@@ -48,36 +42,6 @@ int64_t count_work(const DatasetMetadata& m) {
   for (const auto& e : m.episodes)
     for (const auto& kv : e.videos) videos.insert(kv.second.file);
   return static_cast<int64_t>(data_files(m).size() + 2 * videos.size());
-}
-
-void check_info(Ctx& c, const DatasetMetadata& m) {
-  const fs::path p = m.root / "meta/info.json";
-  const Json& j = m.info;
-  if (m.codebase_version != "v3.0") c.bad(p, "codebase_version is '" + m.codebase_version + "', expected 'v3.0'");
-  if (!j["fps"].is_number_integer()) c.bad(p, "fps must be an integer");
-  if (m.data_path != "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet")
-    c.bad(p, "data_path is '" + m.data_path + "'");
-  if (m.video_path && *m.video_path != "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4")
-    c.bad(p, "video_path is '" + *m.video_path + "'");
-  if (!m.video_keys().empty() && !m.video_path) c.bad(p, "video features but video_path is null");
-  for (const char* k : {"chunks_size", "data_files_size_in_mb", "video_files_size_in_mb"})
-    if (!j.contains(k) || !j[k].is_number() || j[k].get<double>() <= 0) c.bad(p, std::string(k) + " must be positive");
-  for (const char* k : kDefaultFeatureKeys) {
-    const FeatureSpec* f = m.find_feature(k);
-    const std::string want = std::string(k) == "timestamp" ? "float32" : "int64";
-    if (!f) c.bad(p, std::string("default feature '") + k + "' is missing");
-    else if (f->dtype != want || f->shape != std::vector<int64_t>{1})
-      c.bad(p, std::string("feature '") + k + "' must be " + want + " shape [1]");
-  }
-  for (const auto& f : m.features) {
-    if (f.key.find('/') != std::string::npos) c.bad(p, "feature key '" + f.key + "' contains '/'");
-    if (f.is_camera()) {
-      const bool ok = f.names.is_array() && f.names.size() == 3 && f.names[2].is_string() &&
-                      (f.names[2] == "channels" || f.names[2] == "channel");
-      if (!ok) c.bad(p, "camera '" + f.key + "' needs names with 'channels' at position 2");
-      if (f.shape.size() != 3) c.bad(p, "camera '" + f.key + "' needs a 3-D shape");
-    }
-  }
 }
 
 // Image features: the HF datasets Image struct {bytes, path}, declared as Image in the
@@ -172,9 +136,15 @@ void check_data(Ctx& c, const DatasetMetadata& m) {
       const auto ep = f.read_int64("episode_index");
       const auto fi = f.read_int64("frame_index");
       const auto ts = f.read_float("timestamp");
+      const auto task = f.has_column("task_index") ? f.read_int64("task_index") : std::vector<int64_t>(idx.size(), 0);
+      if (ep.size() != idx.size() || fi.size() != idx.size() || ts.size() != idx.size() || task.size() != idx.size())
+        throw_data("columns of different lengths", path.string());
       file_first_index[fs::relative(path, m.root).string()] = idx.empty() ? -1 : idx[0];
-      int bad_idx = 0, bad_fi = 0, bad_ts = 0, bad_ep = 0;
+      int bad_idx = 0, bad_fi = 0, bad_ts = 0, bad_ep = 0, bad_task = 0;
       for (size_t i = 0; i < idx.size(); ++i, ++row) {
+        if ((task[i] < 0 || task[i] >= static_cast<int64_t>(m.tasks.size())) && bad_task++ == 0)
+          c.bad(path, "'task_index' is " + std::to_string(task[i]) + " at row " + std::to_string(i) + " but " +
+                          validate_detail::tasks_file(m).string() + " has " + std::to_string(m.tasks.size()) + " task(s)");
         if (idx[i] != row && bad_idx++ == 0) c.bad(path, "index " + std::to_string(idx[i]) + " at global row " + std::to_string(row));
         const bool new_ep = ep[i] != prev_ep;
         if (new_ep && ep[i] != prev_ep + 1 && bad_ep++ == 0)
@@ -187,10 +157,16 @@ void check_data(Ctx& c, const DatasetMetadata& m) {
         prev_ep = ep[i];
         prev_fi = fi[i];
       }
-      // One row group per episode.
+      // LeRobot's writer stores one episode per row group; other writers (pyarrow's default row
+      // groups) do not, and LeRobot reads through Arrow whatever the row groups: a note, not a problem.
       for (int g = 0; g < f.num_row_groups(); ++g) {
         const auto r = f.row_group_range(g);
-        if (r.end > r.begin && ep[r.begin] != ep[r.end - 1]) c.bad(path, "row group " + std::to_string(g) + " spans several episodes");
+        if (r.end > r.begin && ep[r.begin] != ep[r.end - 1]) {
+          c.note(path, "row group " + std::to_string(g) + " holds episodes " + std::to_string(ep[r.begin]) + " to " +
+                           std::to_string(ep[r.end - 1]) + " (LeRobot's writer stores one episode per row group; "
+                           "both read the same)");
+          break;
+        }
       }
     } catch (const Error& e) {
       c.bad(path, e.what());
@@ -202,53 +178,7 @@ void check_data(Ctx& c, const DatasetMetadata& m) {
   for (const auto& e : m.episodes) {
     auto it = file_first_index.find(e.data_file.string());
     if (it == file_first_index.end()) {
-      c.bad(m.root / "meta/episodes", "episode " + std::to_string(e.episode_index) + " points at missing " + e.data_file.string());
-    }
-  }
-}
-
-void check_episodes(Ctx& c, const DatasetMetadata& m) {
-  const fs::path p = m.root / "meta/episodes";
-  if (static_cast<int64_t>(m.episodes.size()) != m.total_episodes)
-    c.bad(m.root / "meta/info.json", "total_episodes " + std::to_string(m.total_episodes) + " but " +
-                                         std::to_string(m.episodes.size()) + " episode rows");
-  if (static_cast<int64_t>(m.tasks.size()) != m.total_tasks)
-    c.bad(m.root / "meta/info.json", "total_tasks " + std::to_string(m.total_tasks) + " but tasks.parquet has " +
-                                         std::to_string(m.tasks.size()));
-  int64_t cursor = 0;
-  for (const auto& e : m.episodes) {
-    const std::string id = "episode " + std::to_string(e.episode_index) + ": ";
-    if (e.dataset_from_index != cursor) c.bad(p, id + "dataset_from_index " + std::to_string(e.dataset_from_index) + ", expected " + std::to_string(cursor));
-    if (e.dataset_to_index - e.dataset_from_index != e.length) c.bad(p, id + "length differs from dataset_to_index - dataset_from_index");
-    if (e.tasks.empty()) c.bad(p, id + "no tasks");
-    for (const auto& t : e.tasks)
-      if (m.task_index(t) < 0) c.bad(p, id + "task '" + t + "' is not in tasks.parquet");
-    for (const auto& k : m.video_keys())
-      if (!e.videos.count(k)) c.bad(p, id + "no videos/" + k + "/* columns");
-    cursor = e.dataset_to_index;
-  }
-  ParquetFile tf(m.root / "meta/tasks.parquet");
-  if (!tf.metadata().count("pandas")) c.bad(tf.label(), "no pandas metadata (task strings would read back as integers)");
-  const auto ic = tf.pandas_index_columns();
-  if (ic.empty()) c.bad(tf.label(), "no pandas index column holding the task strings");
-  const auto ti = tf.read_int64("task_index");
-  for (size_t i = 0; i < ti.size(); ++i)
-    if (ti[i] != static_cast<int64_t>(i)) { c.bad(tf.label(), "task_index is not 0..n-1"); break; }
-}
-
-void check_stats(Ctx& c, const DatasetMetadata& m) {
-  const fs::path p = m.root / "meta/stats.json";
-  if (!fs::exists(p)) { c.bad(p, "missing"); return; }
-  for (const auto& f : m.features) {
-    if (f.is_string()) continue;
-    auto it = m.stats.find(f.key);
-    if (it == m.stats.end()) { c.bad(p, "no stats for '" + f.key + "'"); continue; }
-    for (const char* s : {"min", "max", "mean", "std", "count"}) {
-      auto st = it->second.find(s);
-      if (st == it->second.end()) { c.bad(p, "'" + f.key + "' lacks '" + s + "'"); continue; }
-      std::vector<int64_t> want = f.is_camera() ? std::vector<int64_t>{3, 1, 1} : f.shape;
-      if (std::string(s) == "count") want.assign(1, 1);  // count is one number
-      if (st->second.sizes().vec() != want) c.bad(p, "'" + f.key + "/" + s + "' has the wrong shape");
+      c.bad(m.root / e.meta_file, "episode " + std::to_string(e.episode_index) + " points at missing " + e.data_file.string());
     }
   }
 }
@@ -348,10 +278,10 @@ ValidationReport validate_dataset(const fs::path& root, const ValidateOptions& o
     progress = std::make_unique<ProgressBar>(count_work(m), 0, options.progress, "validate", "files");
     c.progress = progress.get();
   }
-  guarded("info.json", [&] { check_info(c, m); });
+  guarded("info.json", [&] { validate_detail::check_info(c, m); });
   guarded("data", [&] { check_data(c, m); });
-  guarded("episodes", [&] { check_episodes(c, m); });
-  guarded("stats", [&] { check_stats(c, m); });
+  guarded("episodes", [&] { validate_detail::check_episodes(c, m); });
+  guarded("stats", [&] { validate_detail::check_stats(c, m); });
   guarded("videos", [&] { check_videos(c, m, options); });
   if (progress) progress->finish();
   return r;

@@ -1,5 +1,6 @@
-// validate_dataset: checks a LeRobot v3.0 dataset against the format invariants (info.json, data
-// parquet schema and index invariants, episodes, tasks, stats, videos) and reports every problem.
+// validate_dataset: checks a LeRobot v3.0 dataset (or one in v2.1's layout) against the format
+// invariants (info.json, data parquet schema and index invariants, episodes, tasks, stats, videos)
+// and reports every problem, each naming its file; what is valid but unusual is a note.
 #pragma once
 
 #include <string>
@@ -12,7 +13,7 @@ namespace lerobot {
 
 struct ValidationReport {
   std::vector<std::string> problems;  // each names the file at fault
-  std::vector<std::string> notes;     // checks skipped and why
+  std::vector<std::string> notes;     // checks skipped and why; valid but unusual layouts
   bool ok() const { return problems.empty(); }
 };
 

@@ -204,7 +204,9 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     s->processors = make_policy_processors(s->policy->config(), stats, cfg.policy->device.value_or(s->device.str()));
   }
   check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / s->processors.normalizer_state_file()
-                                                      : s->dataset->root() / "meta/stats.json",
+                                                      : s->dataset->root() / (s->dataset->meta().stats_file.empty()
+                                                                                  ? fs::path("meta/stats.json")
+                                                                                  : s->dataset->meta().stats_file),
                             resume_from.has_value());
   s->processors.rename_map = cfg.rename_map;
   s->processors.normalizer.to(s->device);

@@ -128,7 +128,7 @@ int ParquetFile::resolve_leaf(const std::string& name, const std::string& field)
   std::vector<int> leaves = schema_.leaves_under(top);
   if (field.empty()) {
     if (leaves.size() != 1)
-      throw_usage("column '" + name + "' is a struct; name one of its fields", label_);
+      throw_data("column '" + name + "' is a struct where a plain column is expected", label_);
     return leaves[0];
   }
   for (int l : leaves)
@@ -173,8 +173,9 @@ ParquetColumn<T> ParquetFile::read(const std::string& name, RowRange range,
   const int leaf_index = resolve_leaf(name, field);
   const parquet::LeafInfo& leaf = schema_.leaves()[leaf_index];
   if (!type_ok<T>(leaf.type))
-    throw_usage(std::string("column '") + leaf.dotted + "' has physical type " +
-                    parquet::type_name(leaf.type) + ", which this read does not accept", label_);
+    throw_data(std::string("column '") + leaf.dotted + "' has physical type " + parquet::type_name(leaf.type) +
+                   ", which this read does not accept",
+               label_, "the column's type differs from the one LeRobot's format (and info.json) gives it");
   if (range.end < 0) range.end = num_rows();
   if (range.begin < 0 || range.begin > range.end || range.end > num_rows())
     throw_usage("row range [" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
@@ -211,7 +212,7 @@ namespace {
 template <class T>
 std::vector<T> scalar(const ParquetFile& f, const std::string& name, RowRange range) {
   ParquetColumn<T> c = f.read<T>(name, range);
-  if (!c.offsets.empty()) throw_usage("column '" + name + "' is a list, not a scalar", f.label());
+  if (!c.offsets.empty()) throw_data("column '" + name + "' is a list, not a scalar", f.label());
   if (c.has_nulls())
     throw_data("column '" + name + "' holds nulls", f.label(), "fill the missing values in the dataset");
   return std::move(c.values);
@@ -230,20 +231,20 @@ std::vector<bool> ParquetFile::read_bool(const std::string& n, RowRange r) const
 
 ParquetColumn<float> ParquetFile::read_float_list(const std::string& name, RowRange range) const {
   auto c = read<float>(name, range);
-  if (c.offsets.size() != 1) throw_usage("column '" + name + "' is not a list of numbers", label_);
+  if (c.offsets.size() != 1) throw_data("column '" + name + "' is not a list of numbers", label_);
   return c;
 }
 
 ParquetColumn<std::string> ParquetFile::read_string_list(const std::string& name, RowRange range) const {
   auto c = read<std::string>(name, range);
-  if (c.offsets.size() != 1) throw_usage("column '" + name + "' is not a list of strings", label_);
+  if (c.offsets.size() != 1) throw_data("column '" + name + "' is not a list of strings", label_);
   return c;
 }
 
 std::vector<std::string> ParquetFile::read_struct_field(const std::string& name, const std::string& field,
                                                         RowRange range) const {
   auto c = read<std::string>(name, range, field);
-  if (!c.offsets.empty()) throw_usage("column '" + name + "." + field + "' is a list", label_);
+  if (!c.offsets.empty()) throw_data("column '" + name + "." + field + "' is a list", label_);
   return std::move(c.values);
 }
 
@@ -252,7 +253,7 @@ std::vector<std::optional<std::string>> ParquetFile::read_binary_at(const std::s
   const int leaf_index = resolve_leaf(name, field);
   const parquet::LeafInfo& leaf = schema_.leaves()[leaf_index];
   if (leaf.type != Type::kByteArray || leaf.max_rep != 0)
-    throw_usage("column '" + leaf.dotted + "' is not a scalar binary column", label_);
+    throw_data("column '" + leaf.dotted + "' is not a scalar binary column", label_);
   std::vector<std::optional<std::string>> out;
   out.reserve(rows.size());
   std::shared_ptr<const PageCache::Chunk> held;  // keeps `decoded_from` alive
