@@ -112,4 +112,28 @@ std::vector<std::string> parameters_without_grad(const Policy& policy) {
   return names;
 }
 
+std::vector<std::string> reference_cameras(const Json& layout) {
+  return layout["config"]["cameras"].get<std::vector<std::string>>();
+}
+
+int64_t reference_env_dim(const Json& layout) { return layout["config"]["env_dim"].get<int64_t>(); }
+
+void apply_reference_config(PolicyConfig& cfg, const Json& layout, const std::string& file) {
+  Json fields = layout["config"];
+  fields.erase("cameras");
+  fields.erase("env_dim");
+  apply_json(cfg, fields, file);
+  cfg.input_features["observation.state"] = {"STATE", {layout["state_dim"].get<int64_t>()}};
+  cfg.input_feature_order = {"observation.state"};
+  if (const int64_t env = reference_env_dim(layout); env > 0) {
+    cfg.input_features["observation.environment_state"] = {"ENV", {env}};
+    cfg.input_feature_order.push_back("observation.environment_state");
+  }
+  for (const auto& cam : reference_cameras(layout)) {
+    cfg.input_features[cam] = {"VISUAL", layout["image_shape"].get<std::vector<int64_t>>()};
+    cfg.input_feature_order.push_back(cam);
+  }
+  cfg.output_features["action"] = {"ACTION", {layout["action_dim"].get<int64_t>()}};
+}
+
 }  // namespace lerobot::testing

@@ -10,11 +10,20 @@
 
 #include "lerobot/common/config/json.h"
 #include "lerobot/policies/policy.h"
+#include "lerobot/policies/policy_config.h"
 
 namespace lerobot::testing {
 
 // tests/policies/data/<name>_reference.json, parsed once.
 const Json& reference_json(const std::string& name);
+
+// A layout's cameras and environment-state width (0: none), from its "config".
+std::vector<std::string> reference_cameras(const Json& layout);
+int64_t reference_env_dim(const Json& layout);
+
+// Applies a layout's "config" (less the script's own cameras/env_dim keys) to cfg, and its
+// features in the script's order: state, environment state, cameras; then the action.
+void apply_reference_config(PolicyConfig& cfg, const Json& layout, const std::string& file);
 
 // The scripts' formula: scale · sin(0.7 i + 0.3 k + 0.1 + 0.001 i²) over i = 0..n-1 in float64
 // (terms added in the scripts' order), then float32.

@@ -22,30 +22,12 @@ const std::vector<std::string> kLayouts = {"default", "prenorm"};
 
 const Json& reference(const std::string& layout) { return testing::reference_json("act")[layout]; }
 
-std::vector<std::string> cameras(const std::string& layout) {
-  return reference(layout)["config"]["cameras"].get<std::vector<std::string>>();
-}
-int64_t env_dim(const std::string& layout) { return reference(layout)["config"]["env_dim"]; }
+std::vector<std::string> cameras(const std::string& layout) { return testing::reference_cameras(reference(layout)); }
+int64_t env_dim(const std::string& layout) { return testing::reference_env_dim(reference(layout)); }
 
 ACTConfig reference_config(const std::string& layout) {
-  const auto& r = reference(layout);
-  Json fields = r["config"];
-  fields.erase("cameras");
-  fields.erase("env_dim");
   ACTConfig cfg;
-  apply_json(cfg, fields, "act_reference.json");
-  // The script's feature order: state, environment state, cameras.
-  cfg.input_features["observation.state"] = {"STATE", {r["state_dim"].get<int64_t>()}};
-  cfg.input_feature_order = {"observation.state"};
-  if (env_dim(layout) > 0) {
-    cfg.input_features["observation.environment_state"] = {"ENV", {env_dim(layout)}};
-    cfg.input_feature_order.push_back("observation.environment_state");
-  }
-  for (const auto& cam : cameras(layout)) {
-    cfg.input_features[cam] = {"VISUAL", r["image_shape"].get<std::vector<int64_t>>()};
-    cfg.input_feature_order.push_back(cam);
-  }
-  cfg.output_features["action"] = {"ACTION", {r["action_dim"].get<int64_t>()}};
+  testing::apply_reference_config(cfg, reference(layout), "act_reference.json");
   return cfg;
 }
 
@@ -118,7 +100,9 @@ TEST(ACTReference, StateDictLayoutOptimizerGroupsAndPositionBufferAreLeRobots) {
       EXPECT_EQ(static_cast<int64_t>(groups[g].params.size()), r["optim_groups"][g]["size"].get<int64_t>())
           << "group " << g;
       EXPECT_EQ(groups[g].lr.has_value(), !r["optim_groups"][g]["lr"].is_null()) << "group " << g;
-      if (groups[g].lr) EXPECT_DOUBLE_EQ(*groups[g].lr, r["optim_groups"][g]["lr"].get<double>());
+      if (groups[g].lr) {
+        EXPECT_DOUBLE_EQ(*groups[g].lr, r["optim_groups"][g]["lr"].get<double>());
+      }
     }
   }
 }

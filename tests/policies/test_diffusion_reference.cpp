@@ -25,29 +25,12 @@ const std::vector<std::string> kLayouts = {"ddpm", "ddim"};
 
 const Json& reference(const std::string& layout) { return testing::reference_json("diffusion")[layout]; }
 
-std::vector<std::string> cameras(const std::string& layout) {
-  return reference(layout)["config"]["cameras"].get<std::vector<std::string>>();
-}
-int64_t env_dim(const std::string& layout) { return reference(layout)["config"]["env_dim"]; }
+std::vector<std::string> cameras(const std::string& layout) { return testing::reference_cameras(reference(layout)); }
+int64_t env_dim(const std::string& layout) { return testing::reference_env_dim(reference(layout)); }
 
 DiffusionConfig reference_config(const std::string& layout) {
-  const auto& r = reference(layout);
-  Json fields = r["config"];
-  fields.erase("cameras");
-  fields.erase("env_dim");
   DiffusionConfig cfg;
-  apply_json(cfg, fields, "diffusion_reference.json");
-  cfg.input_features["observation.state"] = {"STATE", {r["state_dim"].get<int64_t>()}};
-  cfg.input_feature_order = {"observation.state"};
-  if (env_dim(layout) > 0) {
-    cfg.input_features["observation.environment_state"] = {"ENV", {env_dim(layout)}};
-    cfg.input_feature_order.push_back("observation.environment_state");
-  }
-  for (const auto& cam : cameras(layout)) {
-    cfg.input_features[cam] = {"VISUAL", r["image_shape"].get<std::vector<int64_t>>()};
-    cfg.input_feature_order.push_back(cam);
-  }
-  cfg.output_features["action"] = {"ACTION", {r["action_dim"].get<int64_t>()}};
+  testing::apply_reference_config(cfg, reference(layout), "diffusion_reference.json");
   return cfg;
 }
 
