@@ -171,5 +171,19 @@ TEST(FirstHour, EvalValidateAndStatsShowProgressWithRateAndEta) {
   EXPECT_EQ(count_progress_lines(quiet, "stats", "episodes"), 0u) << quiet;
 }
 
+// A policy type LeRobot has and lerobot.cpp lacks is refused by name (what is missing, and why),
+// not as an unknown word; a misspelt one still gets the nearest type.
+TEST(FirstHour, LeRobotsPolicyTypesWeLackAreRefusedByName) {
+  std::string out;
+  EXPECT_EQ(run_cli("train --policy.type=pi05 --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;
+  EXPECT_NE(out.find("'pi05' is LeRobot's, but lerobot.cpp does not have it"), std::string::npos) << out;
+  EXPECT_NE(out.find("#39"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("train --policy.type=groot --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;
+  EXPECT_NE(out.find("'groot' is LeRobot's"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("train --policy.type=smolvlaa --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;
+  EXPECT_NE(out.find("unknown choice 'smolvlaa'"), std::string::npos) << out;
+  EXPECT_NE(out.find("smolvla"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace lerobot

@@ -12,5 +12,12 @@ void register_policy_configs() {
   PolicyRegistry::add("diffusion", [] { return std::make_unique<DiffusionConfig>(); });
   PolicyRegistry::add("vqbet", [] { return std::make_unique<VQBeTConfig>(); });
   PolicyRegistry::add("smolvla", [] { return std::make_unique<SmolVLAConfig>(); });
+  // LeRobot 0.6.2's other policy types (its @PreTrainedConfig.register_subclass names).
+  auto& missing = PolicyRegistry::missing();
+  for (const char* t : {"pi0", "pi05"}) missing[t] = "π0 and π0.5 are being built (issue #39)";
+  missing["pi0_fast"] = "π0-FAST's autoregressive action tokens are not planned yet";
+  for (const char* t : {"eo1", "evo1", "fastwam", "gaussian_actor", "groot", "lingbot_va", "molmoact2",
+                        "multi_task_dit", "tdmpc", "vla_jepa", "wall_x", "xvla"})
+    missing[t] = "this policy type is not ported";
 }
 }  // namespace lerobot

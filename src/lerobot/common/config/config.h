@@ -94,6 +94,12 @@ class Registry {
     for (const auto& kv : entries()) out.push_back(kv.first);
     return out;
   }
+  // Choices LeRobot has and lerobot.cpp does not (yet), with what to say: refused by name instead
+  // of "unknown choice", so a LeRobot user learns it is missing here, not misspelt.
+  static std::map<std::string, std::string>& missing() {
+    static std::map<std::string, std::string> m;
+    return m;
+  }
 };
 
 // Type-erased access to a ChoicePtr for the generic machinery.
@@ -145,6 +151,10 @@ class ChoicePtr : public ChoiceSlot {
     auto it = entries.find(type);
     if (it == entries.end()) {
       std::vector<std::string> names = Registry<Base>::names();
+      const auto& missing = Registry<Base>::missing();
+      if (auto m = missing.find(type); m != missing.end())
+        throw_usage("'" + type + "' is LeRobot's, but lerobot.cpp does not have it: " + m->second, path,
+                    "choose one of: " + join_names(names));
       throw_usage("unknown choice '" + type + "' (valid: " + join_names(names) + ")", path,
                   suggestion(type, names));
     }
