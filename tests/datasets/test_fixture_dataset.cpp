@@ -4,13 +4,13 @@
 
 #include <fstream>
 
+#include "dataset_copy_helpers.h"
 #include "dataset_test_helpers.h"
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/dataset_stats.h"
 #include "lerobot/datasets/lerobot_dataset.h"
 #include "lerobot/datasets/validate.h"
 #include "lerobot/io/parquet/parquet_file.h"
-#include "mutation_helpers.h"
 
 namespace lerobot {
 namespace {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "dataset_copy_helpers.h"
 #include "dataset_test_helpers.h"
-#include "mutation_helpers.h"
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/dataset_writer.h"
 #include "lerobot/datasets/lerobot_dataset.h"

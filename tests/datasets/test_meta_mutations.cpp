@@ -1,14 +1,14 @@
 // Mutation test of a real dataset's meta and data files: tests/fixtures/lerobot-v3-record-test
 // (LeRobot v3.0, written by pyarrow) and its v2.1 form (per-episode data files, JSONL metadata, the
-// episodes' own stats in episodes_stats.jsonl and no stats.json, as LeRobot 0.6 reads a v2.1
-// dataset), corrupted with seeded edits (mutation_helpers.h): bit flips, truncation, zeroed,
-// removed and duplicated spans; JSON values of the wrong length or type, removed keys, duplicated,
-// dropped, swapped and cut lines; Parquet columns of the wrong type, dropped, rows of the wrong
-// length, out-of-range values and duplicated rows.
+// episodes' own stats in episodes_stats.jsonl and no stats.json, so that they are what is
+// aggregated; dataset_copy_helpers.h), corrupted with seeded edits (mutation_helpers.h): bit
+// flips, truncation, zeroed, removed and duplicated spans; JSON values of the wrong length or type,
+// removed keys, duplicated, dropped, swapped and cut lines; Parquet columns of the wrong type,
+// dropped, rows of the wrong length, out-of-range values and duplicated rows.
 //
-// Each case is read as `dataset validate` reads it (in-process and through lerobot-cpp) and as
-// `train` loads it (LeRobotDataset: metadata, stats, every selected column, the first and last frame
-// of each episode, task indices). The rule, for every case:
+// Each case is read as `dataset validate` reads it (in-process; through lerobot-cpp for every fourth
+// case and each file's first refusal) and as `train` loads it (LeRobotDataset: metadata, stats,
+// every column, the first and last frame of each episode, task indices). The rule, for every case:
 //  - nothing escapes: no crash or signal, no exit 1, no "error (LibTorch)", JSON library or
 //    internal-check text; the loader throws only data errors (3), validate exits 0 or 3;
 //  - a refusal names the mutated file (its path under the dataset root);
@@ -16,18 +16,19 @@
 //    what the loader refuses validate reports, naming the same file.
 // So exit 0 is allowed exactly for harmless edits: a key nothing reads, a value changed within its
 // type and shape (a float flipped in a data page is still a float; no check can tell).
-// A subset also runs `lerobot-cpp train --steps=1`, which must exit 3 naming the file (the fixture
-// has no mp4 files, so a run that loads the data stops at the first frame, naming the video).
+// Each file's first refusal also runs `lerobot-cpp train --steps=1`, which must exit 3 naming the
+// file (the fixture has no mp4 files: a run that loaded the data would stop at its first frame).
 #include <gtest/gtest.h>
 
 #include <c10/util/Exception.h>
 
 #include <cstdlib>
 #include <fstream>
-#include <iostream>
 #include <functional>
+#include <iostream>
 #include <sstream>
 
+#include "dataset_copy_helpers.h"
 #include "dataset_test_helpers.h"
 #include "lerobot/common/error.h"
 #include "lerobot/datasets/lerobot_dataset.h"
