@@ -105,8 +105,9 @@ void fit_stats_to_features(const DatasetMetadata& m, DatasetStats& stats, const 
         throw_data(id + " has " + std::to_string(t.numel()) + " value(s) (shape " + tuple_text(t.sizes()) + "); expected " +
                        declared,
                    where, kRegenerate);
-      if (!torch::isfinite(t.to(torch::kFloat64)).all().item<bool>())
-        throw_data(id + " holds a non-finite value", where, kRegenerate);
+      const torch::Tensor d = t.to(torch::kFloat64).contiguous();  // a loop: a v2.1 dataset has stats per episode
+      for (int64_t i = 0; i < d.numel(); ++i)
+        if (!std::isfinite(d.data_ptr<double>()[i])) throw_data(id + " holds a non-finite value", where, kRegenerate);
       if (stat == "count" && per_episode && t.item<int64_t>() < 1)
         throw_data(id + " is " + std::to_string(t.item<int64_t>()) + " (an episode has at least one frame)", where,
                    kRegenerate);
