@@ -8,7 +8,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -51,8 +50,6 @@ struct Worker {
     thread.join();
   }
 };
-
-bool contains(const std::vector<pid_t>& v, pid_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 TEST(ThreadScheduling, NoThreadMayBecomeRealTimeInsideTheScope) {
   if (!make_realtime(0, 1)) GTEST_SKIP() << "this process may not make a thread real-time (not root)";
