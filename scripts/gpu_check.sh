@@ -19,6 +19,9 @@
 # /tmp/deps stay on it) only if the status still shows time for them:
 #   OUT=$OUT DEADLINE=560 PHASES="build gpu suite" bash scripts/gpu_check.sh   # carry [".dev"], timeout_s 590
 #   OUT=$OUT DEADLINE=200 PHASES="bench" bash scripts/gpu_check.sh
+# Session 23 added LeRobot's own code beside the rewrite (bench/train_step/lerobot_step.py) and a
+# Diffusion batch-32 trio: the bench phase needs ~110 s more (an estimate, not yet timed on a GPU),
+# so DEADLINE=330 and carry [".dev"] for .dev/lerobot_python.tgz.
 # `PREBUILD=1 bash scripts/gpu_offline/prepare.sh` makes .dev with the dependencies already built
 # (on Debian 12, ~10 min here), which saves their minute or two of device time.
 # Session 21 (H200, 2026-11-27): with the prebuilt deps the build took 224-242 s, the whole suite
@@ -97,9 +100,21 @@ BT=$B/bench/train_step/bench_train_step
 bench() {  # bench NAME MAX CMD...: keeps the figures in the summary
   local name=$1; shift
   run "$name" "$@"
-  grep -E "step:|inference|cuda graphs|ms/step|ms/chunk|samples/s|operators|loss:|peak device|gpu busy|Error|error" "$L/$name.log" | sed "s/^/  $name| /" >>"$S"
+  grep -E "step:|inference|cuda graphs|ms/step|ms/chunk|samples/s|operators|loss:|peak device|gpu busy|stand-ins|Error|error" "$L/$name.log" | sed "s/^/  $name| /" >>"$S"
 }
 GB="python3 bench/train_step/gpu_busy.py --"  # adds "gpu busy: N% of the timed window"
+# LeRobot's own ACT/Diffusion modelling code (bench/train_step/lerobot_step.py: imported from the
+# source prepare.sh packs into .dev/lerobot_python.tgz, stepped as lerobot_train.update_policy does)
+# runs after the rewrite (peer*.py) in each configuration: the `*_lerobot` lines and the
+# "lerobot/ours" and "lerobot/rewrite" ratios. Without the tarball those runs are skipped.
+LRPY=/tmp/lerobot_python
+LB=(skip)
+if phase bench && [ -f .dev/lerobot_python.tgz ]; then
+  rm -rf $LRPY; mkdir -p $LRPY && tar xzf .dev/lerobot_python.tgz -C $LRPY \
+    && LB=(env PYTHONPATH=$LRPY/python python3 bench/train_step/lerobot_step.py)
+  say "lerobot source: $(grep -m1 '^lerobot ' $LRPY/python/REVISIONS.txt 2>&1); $(python3 -V 2>&1) (LeRobot needs >= 3.12)"
+fi
+lbench() { [[ ${LB[0]} == skip ]] && { say "skipped $1: no .dev/lerobot_python.tgz"; return; }; local n=$1 m=$2; shift 2; bench "$n" "$m" $GB "${LB[@]}" "$@"; }
 if phase bench; then
 # ACT batch 8: graphs on; graphs off (fused attention, the default on 2.x); graphs off with the
 # composite attention (the step before the fused kernel: the before/after of that change).
@@ -108,13 +123,20 @@ bench act_b8_96_no_ours_nographs 40 $GB $BT --policy.device=cuda --batch_size=8 
 bench act_b8_96_no_ours_nographs_composite 40 $GB $BT --policy.device=cuda --batch_size=8 --image_size=96 --steps=150 \
   --cuda.graphs=false --attention=composite
 bench act_b8_96_no_peer 40 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=8 --image_size=96 --steps=150
+lbench act_b8_96_no_lerobot 50 --policy=act --device=cuda --batch_size=8 --image_size=96 --steps=150
 # Batch 64 bf16 at 480x480 (channels-last is the default there).
 bench act_b64_480_bf16_ours 40 $GB $BT --policy.device=cuda --batch_size=64 --image_size=480 --accelerator.mixed_precision=bf16 --steps=40
 bench act_b64_480_bf16_peer 40 $GB python3 bench/train_step/peer.py --device=cuda --batch_size=64 --image_size=480 \
   --mixed_precision=bf16 --steps=40
+lbench act_b64_480_bf16_lerobot 50 --policy=act --device=cuda --batch_size=64 --image_size=480 --mixed_precision=bf16 --steps=40
+bench diffusion_b32_no_ours 50 $GB $BT --policy.type=diffusion --policy.device=cuda --batch_size=32 --image_size=96 --steps=20
+bench diffusion_b32_no_peer 50 $GB python3 bench/train_step/peer_diffusion.py --device=cuda --batch_size=32 --image_size=96 \
+  --mixed_precision=no --steps=20
+lbench diffusion_b32_no_lerobot 60 --policy=diffusion --device=cuda --batch_size=32 --image_size=96 --steps=20
 bench diffusion_b64_no_ours 50 $GB $BT --policy.type=diffusion --policy.device=cuda --batch_size=64 --image_size=96 --steps=20
 bench diffusion_b64_no_peer 50 $GB python3 bench/train_step/peer_diffusion.py --device=cuda --batch_size=64 --image_size=96 \
   --mixed_precision=no --steps=20
+lbench diffusion_b64_no_lerobot 60 --policy=diffusion --device=cuda --batch_size=64 --image_size=96 --steps=20
 bench diffusion_ddim10_ours 50 $BT --policy.type=diffusion --policy.device=cuda --batch_size=8 --image_size=96 --steps=3 \
   --policy.noise_scheduler_type=DDIM --policy.num_inference_steps=10 --infer_iters=20
 bench diffusion_ddim10_peer 50 python3 bench/train_step/peer_diffusion.py --device=cuda --infer --num_inference_steps=10 --steps=20
@@ -134,6 +156,13 @@ for ours in sorted(glob.glob(os.path.join(sys.argv[1], "*_ours*.log"))):
     for label, k in ((name, key), (name + " graphed", "ms/chunk graphed")) if "ddim" in ours else ((name, key),):
         o, p = ms(ours, k), ms(os.path.join(sys.argv[1], base + ".log"), key)
         print(f"ratio {label}: ours {o} ms, peer {p} ms, peer/ours {p / o:.2f}x" if o and p else f"ratio {label}: ours {o}, peer {p}")
+# LeRobot's own code against ours and against the rewrite (peer*.py), same configuration and call.
+for lr in sorted(glob.glob(os.path.join(sys.argv[1], "*_lerobot.log"))):
+    base = lr[:-len("_lerobot.log")]
+    l, o, p = ms(lr, "ms/step"), ms(base + "_ours.log", "ms/step"), ms(base + "_peer.log", "ms/step")
+    name = os.path.basename(base)
+    print(f"ratio {name} lerobot/ours: lerobot {l} ms, ours {o} ms, {l / o:.2f}x" if l and o else f"ratio {name} lerobot/ours: lerobot {l}, ours {o}")
+    print(f"ratio {name} lerobot/rewrite: lerobot {l} ms, rewrite {p} ms, {l / p:.2f}x" if l and p else f"ratio {name} lerobot/rewrite: lerobot {l}, rewrite {p}")
 EOF
 pack
 fi

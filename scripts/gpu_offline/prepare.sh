@@ -3,7 +3,8 @@
 # Run on a Debian machine whose package archive is reachable, in the project root, before building
 # on a GPU machine that has pip PyTorch but no package registry (see README.md beside this file).
 # Collects what such a machine lacks into ./.dev (git-ignored through .git/info/exclude):
-# FFmpeg, dav1d, SVT-AV1 and x264 sources (Debian's), snappy/box2d/chipmunk libraries and headers, gloo headers.
+# FFmpeg, dav1d, SVT-AV1 and x264 sources (Debian's), snappy/box2d/chipmunk libraries and headers, gloo headers,
+# and Python LeRobot's source with what its ACT/Diffusion code imports (stage_lerobot_python.sh).
 # Then copy the checkout with .dev/ there and run: bash .dev/build.sh
 # PREBUILD=1 also builds those dependencies here (Debian 12's glibc is older than the GPU machine's)
 # into .dev/deps-prebuilt.tar.gz, which build.sh unpacks instead of building them on the device.
@@ -29,6 +30,10 @@ cp -a /usr/include/snappy*.h /usr/include/box2d /usr/include/chipmunk /usr/inclu
 cp -a $L/libsnappy.so* $L/libbox2d.so* $L/libchipmunk.so* "$t/lib/"
 tar czf .dev/sysdeps.tar.gz -C "$t" include lib; rm -rf "$t"
 cp -a "$(dirname "$0")"/build.sh .dev/
+# Python LeRobot's source and the pure-Python packages its ACT/Diffusion code imports, for
+# bench/train_step/lerobot_step.py (gpu_check.sh's bench phase): .dev/lerobot_python.tgz.
+bash "$(dirname "$0")"/stage_lerobot_python.sh \
+  || echo "prepare: LeRobot's Python source not staged (the *_lerobot benches will be skipped)"
 if [ -n "${PREBUILD:-}" ]; then
   rm -rf /tmp/deps; DEPS_ONLY=1 bash .dev/build.sh
   tar czf .dev/deps-prebuilt.tar.gz -C /tmp/deps . && echo "prepare: dependencies prebuilt into .dev/deps-prebuilt.tar.gz"
