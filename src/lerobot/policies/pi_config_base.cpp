@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lerobot/common/error.h"
+#include "lerobot/optim/cosine_decay_preset.h"
 #include "lerobot/policies/config_checks.h"
 #include "lerobot/policies/rtc.h"
 
@@ -133,16 +134,9 @@ std::optional<std::vector<int64_t>> PiConfigBase::action_delta_indices() const {
 }
 
 std::optional<TrainingPreset> PiConfigBase::training_preset() const {
-  TrainingPreset p;
-  p.optimizer = {"adamw", optimizer_lr, optimizer_weight_decay, optimizer_betas, optimizer_eps, optimizer_grad_clip_norm};
-  SchedulerPreset s;
-  s.type = "cosine_decay_with_warmup";
-  s.num_warmup_steps = scheduler_warmup_steps;
-  s.peak_lr = optimizer_lr;
-  s.decay_lr = scheduler_decay_lr;
-  s.num_decay_steps = scheduler_decay_steps;
-  p.scheduler = s;
-  return p;
+  return with_cosine_decay_with_warmup(
+      {"adamw", optimizer_lr, optimizer_weight_decay, optimizer_betas, optimizer_eps, optimizer_grad_clip_norm},
+      scheduler_warmup_steps, scheduler_decay_steps, scheduler_decay_lr);
 }
 
 void PiConfigBase::validate_features() {
