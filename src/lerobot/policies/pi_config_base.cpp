@@ -6,6 +6,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/optim/cosine_decay_preset.h"
 #include "lerobot/policies/config_checks.h"
+#include "lerobot/policies/empty_cameras.h"
 #include "lerobot/policies/rtc.h"
 
 namespace lerobot {
@@ -139,22 +140,15 @@ std::optional<TrainingPreset> PiConfigBase::training_preset() const {
       scheduler_warmup_steps, scheduler_decay_steps, scheduler_decay_lr);
 }
 
+bool PiConfigBase::is_placeholder_feature(const std::string& key) const { return is_empty_camera_key(key); }
+
 void PiConfigBase::validate_features() {
-  auto add = [this](const std::string& key, PolicyFeature f, std::map<std::string, PolicyFeature>& features,
-                    bool input) {
-    features[key] = std::move(f);
-    if (input && !input_feature_order.empty() &&
-        std::find(input_feature_order.begin(), input_feature_order.end(), key) == input_feature_order.end())
-      input_feature_order.push_back(key);
-  };
   if (input_feature_order.empty())  // keep the order the features came in (LeRobot's dict order)
     for (const auto& kv : input_features) input_feature_order.push_back(kv.first);
-  for (int64_t i = 0; i < empty_cameras; ++i)
-    add("observation.images.empty_camera_" + std::to_string(i),
-        PolicyFeature{"VISUAL", {3, image_resolution.at(0), image_resolution.at(1)}}, input_features, true);
+  add_empty_cameras(*this, empty_cameras, {3, image_resolution.at(0), image_resolution.at(1)});
   if (!input_features.count("observation.state"))
-    add("observation.state", PolicyFeature{"STATE", {max_state_dim}}, input_features, true);
-  if (!output_features.count("action")) add("action", PolicyFeature{"ACTION", {max_action_dim}}, output_features, false);
+    add_input_feature(*this, "observation.state", PolicyFeature{"STATE", {max_state_dim}});
+  if (!output_features.count("action")) output_features["action"] = PolicyFeature{"ACTION", {max_action_dim}};
 }
 
 }  // namespace lerobot

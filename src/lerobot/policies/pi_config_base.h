@@ -54,9 +54,7 @@ class PiConfigBase : public PolicyConfig {
   // AdamW(optimizer_lr, betas, eps, weight decay), clip optimizer_grad_clip_norm; the
   // cosine_decay_with_warmup scheduler (peak optimizer_lr, to scheduler_decay_lr).
   std::optional<TrainingPreset> training_preset() const override;
-  bool is_placeholder_feature(const std::string& key) const override {
-    return key.rfind("observation.images.empty_camera_", 0) == 0;
-  }
+  bool is_placeholder_feature(const std::string& key) const override;
 
   // LeRobot's validate_features: adds the empty camera slots "observation.images.empty_camera_<i>"
   // of shape (3, image_resolution), and observation.state (max_state_dim) and action

@@ -1,11 +1,11 @@
 // SmolVLAConfig field declarations and checks (LeRobot's __post_init__ and validate_features).
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 
-#include <algorithm>
 
 #include "lerobot/common/error.h"
 #include "lerobot/optim/cosine_decay_preset.h"
 #include "lerobot/policies/config_checks.h"
+#include "lerobot/policies/empty_cameras.h"
 #include "lerobot/policies/rtc.h"
 
 namespace lerobot {
@@ -116,16 +116,8 @@ std::optional<TrainingPreset> SmolVLAConfig::training_preset() const {
       scheduler_warmup_steps, scheduler_decay_steps, scheduler_decay_lr);
 }
 
-std::string SmolVLAConfig::empty_camera_key(int64_t i) { return "observation.images.empty_camera_" + std::to_string(i); }
+bool SmolVLAConfig::is_placeholder_feature(const std::string& key) const { return is_empty_camera_key(key); }
 
-void SmolVLAConfig::add_empty_cameras() {
-  for (int64_t i = 0; i < empty_cameras; ++i) {
-    const std::string key = empty_camera_key(i);
-    input_features[key] = PolicyFeature{"VISUAL", {3, 480, 640}};
-    if (!input_feature_order.empty() &&
-        std::find(input_feature_order.begin(), input_feature_order.end(), key) == input_feature_order.end())
-      input_feature_order.push_back(key);
-  }
-}
+void SmolVLAConfig::add_empty_cameras() { lerobot::add_empty_cameras(*this, empty_cameras, {3, 480, 640}); }
 
 }  // namespace lerobot

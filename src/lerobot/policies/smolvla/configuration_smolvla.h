@@ -66,14 +66,11 @@ class SmolVLAConfig : public PolicyConfig {
     return LanguageInput{vlm_model_name, tokenizer_max_length, pad_language_to, true};
   }
   bool resizes_images() const override { return resize_imgs_with_padding.has_value(); }
-  bool is_placeholder_feature(const std::string& key) const override {
-    return key.rfind("observation.images.empty_camera_", 0) == 0;
-  }
+  bool is_placeholder_feature(const std::string& key) const override;
 
   // LeRobot's validate_features: the empty camera slots, "observation.images.empty_camera_<i>"
   // of shape (3, 480, 640), added to input_features (they are in its config.json).
   void add_empty_cameras();
-  static std::string empty_camera_key(int64_t i);
 };
 
 }  // namespace lerobot
