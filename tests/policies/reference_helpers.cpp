@@ -136,4 +136,28 @@ void apply_reference_config(PolicyConfig& cfg, const Json& layout, const std::st
   cfg.output_features["action"] = {"ACTION", {layout["action_dim"].get<int64_t>()}};
 }
 
+Stats reference_stats(const PolicyConfig& cfg) {
+  Stats stats;
+  std::vector<std::string> keys = cfg.ordered_input_keys();
+  keys.push_back("action");
+  int64_t j = 0;
+  for (const auto& key : keys) {
+    const auto& f = cfg.input_features.count(key) ? cfg.input_features.at(key) : cfg.output_features.at(key);
+    const std::vector<int64_t> shape = f.type == "VISUAL" ? std::vector<int64_t>{3, 1, 1} : f.shape;
+    stats[key] = {{"mean", formula_tensor(200 + j, shape, 0.3)},
+                  {"std", formula_tensor(220 + j, shape, 0.2, 0.6)},
+                  {"min", formula_tensor(240 + j, shape, 0.3, -1.0)},
+                  {"max", formula_tensor(260 + j, shape, 0.3, 1.0)}};
+    ++j;
+  }
+  return stats;
+}
+
+Batch observations_of(const Batch& batch) {
+  Batch obs;
+  for (const auto& [k, v] : batch)
+    if (k.rfind("observation", 0) == 0) obs[k] = v;
+  return obs;
+}
+
 }  // namespace lerobot::testing

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lerobot/common/config/json.h"
+#include "lerobot/policies/normalize.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/policy_config.h"
 
@@ -24,6 +25,13 @@ int64_t reference_env_dim(const Json& layout);
 // Applies a layout's "config" (less the script's own cameras/env_dim keys) to cfg, and its
 // features in the script's order: state, environment state, cameras; then the action.
 void apply_reference_config(PolicyConfig& cfg, const Json& layout, const std::string& file);
+
+// The scripts' stats(): per feature in the config's order (inputs, then the action), mean/std/
+// min/max from the formula (a camera's per channel, (3, 1, 1)).
+Stats reference_stats(const PolicyConfig& cfg);
+
+// The observation.* entries of a batch.
+Batch observations_of(const Batch& batch);
 
 // The scripts' formula: scale · sin(0.7 i + 0.3 k + 0.1 + 0.001 i²) over i = 0..n-1 in float64
 // (terms added in the scripts' order), then float32.

@@ -17,6 +17,7 @@ namespace {
 
 using testing::expect_close;
 using testing::formula_tensor;
+using testing::reference_stats;
 
 const std::vector<std::string> kLayouts = {"default", "prenorm"};
 
@@ -54,30 +55,7 @@ Batch inputs(const std::string& layout) {
   return b;
 }
 
-Batch observations(const std::string& layout) {
-  Batch obs;
-  for (const auto& [k, v] : inputs(layout))
-    if (k.rfind("observation", 0) == 0) obs[k] = v;
-  return obs;
-}
-
-// The script's stats(): per feature in the config's order (inputs, then the action).
-Stats reference_stats(const ACTConfig& cfg) {
-  Stats stats;
-  std::vector<std::string> keys = cfg.ordered_input_keys();
-  keys.push_back("action");
-  int64_t j = 0;
-  for (const auto& key : keys) {
-    const auto& f = cfg.input_features.count(key) ? cfg.input_features.at(key) : cfg.output_features.at(key);
-    const std::vector<int64_t> shape = f.type == "VISUAL" ? std::vector<int64_t>{3, 1, 1} : f.shape;
-    stats[key] = {{"mean", formula_tensor(200 + j, shape, 0.3)},
-                  {"std", formula_tensor(220 + j, shape, 0.2, 0.6)},
-                  {"min", formula_tensor(240 + j, shape, 0.3, -1.0)},
-                  {"max", formula_tensor(260 + j, shape, 0.3, 1.0)}};
-    ++j;
-  }
-  return stats;
-}
+Batch observations(const std::string& layout) { return testing::observations_of(inputs(layout)); }
 
 TEST(ACTReference, StateDictLayoutOptimizerGroupsAndPositionBufferAreLeRobots) {
   for (const auto& layout : kLayouts) {

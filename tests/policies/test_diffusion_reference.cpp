@@ -20,6 +20,7 @@ namespace {
 
 using testing::expect_close;
 using testing::formula_tensor;
+using testing::reference_stats;
 
 const std::vector<std::string> kLayouts = {"ddpm", "ddim"};
 
@@ -60,29 +61,7 @@ Batch inputs(const std::string& layout) {
   return b;
 }
 
-Batch observations(const std::string& layout) {
-  Batch obs;
-  for (const auto& [k, v] : inputs(layout))
-    if (k.rfind("observation", 0) == 0) obs[k] = v;
-  return obs;
-}
-
-Stats reference_stats(const DiffusionConfig& cfg) {
-  Stats stats;
-  std::vector<std::string> keys = cfg.ordered_input_keys();
-  keys.push_back("action");
-  int64_t j = 0;
-  for (const auto& key : keys) {
-    const auto& f = cfg.input_features.count(key) ? cfg.input_features.at(key) : cfg.output_features.at(key);
-    const std::vector<int64_t> shape = f.type == "VISUAL" ? std::vector<int64_t>{3, 1, 1} : f.shape;
-    stats[key] = {{"mean", formula_tensor(200 + j, shape, 0.3)},
-                  {"std", formula_tensor(220 + j, shape, 0.2, 0.6)},
-                  {"min", formula_tensor(240 + j, shape, 0.3, -1.0)},
-                  {"max", formula_tensor(260 + j, shape, 0.3, 1.0)}};
-    ++j;
-  }
-  return stats;
-}
+Batch observations(const std::string& layout) { return testing::observations_of(inputs(layout)); }
 
 // The script's norm_stats(): sums of all running means and variances, the num_batches_tracked values.
 void expect_norm_stats(const Policy& policy, const Json& expected, const std::string& what) {
