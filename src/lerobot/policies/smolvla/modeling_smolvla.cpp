@@ -51,13 +51,6 @@ const torch::Tensor& need(const Batch& batch, const std::string& key) {
 
 }  // namespace
 
-torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device, bool on_device) {
-  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(on_device ? device : torch::Device(torch::kCPU));
-  auto concentration = torch::cat({torch::full({1}, 1.5, opts), torch::full({1}, 1.0, opts)}).expand({batch, 2});
-  auto beta = at::_sample_dirichlet(concentration).select(-1, 0);
-  return (beta * 0.999 + 0.001).to(device, torch::kFloat);
-}
-
 int64_t image_token_id(const TextTokenizer& tokenizer, const std::string& name, const std::string& fallback) {
   const auto& named = tokenizer.special_tokens();
   auto it = named.find(name);

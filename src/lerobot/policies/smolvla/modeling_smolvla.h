@@ -65,10 +65,6 @@ class SmolVLAPolicy : public Policy, public RtcPolicy {
   std::optional<RtcSettings> rtc_;  // from config_.rtc_config
 };
 
-// openpi's flow-matching time: Beta(1.5, 1) · 0.999 + 0.001, drawn as torch.distributions.Beta
-// draws it (a Dirichlet over (1.5, 1)): on the CPU generator, then moved to `device` (LeRobot's
-// way), or with `on_device` on that device's generator.
-torch::Tensor sample_flow_time(int64_t batch, const torch::Device& device, bool on_device = false);
 // The files SmolVLA reads from its backbone folder (the weights too with load_vlm_weights).
 std::vector<std::string> smolvla_backbone_files(const SmolVLAConfig& config, bool with_weights);
 class TextTokenizer;

@@ -8,6 +8,8 @@
 #include <torch/torch.h>
 
 #include "lerobot/policies/smolvla/smolvlm_config.h"
+#include "lerobot/policies/vlm/decoder_layer.h"
+#include "lerobot/policies/vlm/vision_transformer.h"
 
 namespace lerobot {
 
@@ -23,30 +25,11 @@ class RmsNormImpl : public torch::nn::Module {
 };
 TORCH_MODULE(RmsNorm);
 
-// LlamaAttention's projections. `kv_in` is the input width of k_proj and v_proj: the layer's own
-// width, or (in SmolVLA's cross-attention expert layers) the VLM's key/value width.
-class LlamaAttentionImpl : public torch::nn::Module {
- public:
-  LlamaAttentionImpl(int64_t hidden, int64_t heads, int64_t kv_heads, int64_t head_dim, bool bias, int64_t kv_in);
-  torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
-  int64_t head_dim;
-};
-TORCH_MODULE(LlamaAttention);
-
-// LlamaMLP: down(silu(gate(x)) · up(x)).
-class LlamaMlpImpl : public torch::nn::Module {
- public:
-  LlamaMlpImpl(int64_t hidden, int64_t intermediate, bool bias);
-  torch::Tensor forward(const torch::Tensor& x);
-  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
-};
-TORCH_MODULE(LlamaMlp);
-
 class LlamaDecoderLayerImpl : public torch::nn::Module {
  public:
   LlamaDecoderLayerImpl(const LlamaArch& a, int64_t kv_in);
-  LlamaAttention self_attn{nullptr};
-  LlamaMlp mlp{nullptr};
+  DecoderAttention self_attn{nullptr};
+  GatedMlp mlp{nullptr};
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
 };
 TORCH_MODULE(LlamaDecoderLayer);
@@ -62,29 +45,6 @@ class LlamaModelImpl : public torch::nn::Module {
   RmsNorm norm{nullptr};
 };
 TORCH_MODULE(LlamaModel);
-
-// SmolVLMVisionTransformer: patch embedding + learned positions, pre-norm encoder layers, final
-// LayerNorm. (B, 3, H, W) in [-1, 1] -> (B, patches, hidden).
-class SmolVLMVisionImpl : public torch::nn::Module {
- public:
-  explicit SmolVLMVisionImpl(const SmolVLMVisionArch& a);
-  torch::Tensor forward(const torch::Tensor& pixels);
-
- private:
-  torch::Tensor position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device);
-  SmolVLMVisionArch arch_;
-  torch::nn::Conv2d patch_embedding_{nullptr};
-  torch::nn::Embedding position_embedding_{nullptr};
-  struct Layer {
-    torch::nn::Linear k, v, q, out, fc1, fc2;
-    torch::nn::LayerNorm ln1, ln2;
-  };
-  std::vector<Layer> layers_;
-  torch::nn::LayerNorm post_layernorm_{nullptr};
-  torch::Tensor cached_positions_;  // (patches,) int64 for the last size seen
-  int64_t cached_h_ = -1, cached_w_ = -1;
-};
-TORCH_MODULE(SmolVLMVision);
 
 // SmolVLMConnector: pixel shuffle by scale_factor, then modality_projection.proj (no bias).
 class SmolVLMConnectorImpl : public torch::nn::Module {
@@ -104,7 +64,7 @@ TORCH_MODULE(SmolVLMConnector);
 class SmolVLMImpl : public torch::nn::Module {
  public:
   SmolVLMImpl(const SmolVLMArch& a, int64_t text_layers);
-  SmolVLMVision vision_model{nullptr};
+  VisionTransformer vision_model{nullptr};
   SmolVLMConnector connector{nullptr};
   LlamaModel text_model{nullptr};
   torch::nn::Linear lm_head{nullptr};

@@ -8,20 +8,9 @@
 #include <filesystem>
 #include <string>
 
-namespace lerobot {
+#include "lerobot/policies/vlm/vision_arch.h"
 
-struct SmolVLMVisionArch {
-  int64_t hidden_size = 1152;
-  int64_t intermediate_size = 3072;
-  int64_t num_hidden_layers = 12;
-  int64_t num_attention_heads = 16;
-  int64_t num_channels = 3;
-  int64_t image_size = 224;
-  int64_t patch_size = 32;
-  double layer_norm_eps = 1e-6;
-  std::string hidden_act = "gelu_pytorch_tanh";
-  int64_t patches_per_side() const { return image_size / patch_size; }
-};
+namespace lerobot {
 
 // transformers' LlamaConfig fields SmolVLA uses (its rotary embedding ignores rope_theta: it
 // always uses a wavelength of 10000).
@@ -40,7 +29,7 @@ struct LlamaArch {
 };
 
 struct SmolVLMArch {
-  SmolVLMVisionArch vision;
+  VisionTransformerArch vision;
   LlamaArch text;
   int64_t scale_factor = 2;  // the connector's pixel shuffle
   // Image tokens per camera after the connector.

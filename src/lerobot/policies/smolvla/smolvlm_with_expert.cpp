@@ -6,6 +6,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/vlm/attention.h"
 
 namespace lerobot {
 namespace {
@@ -25,22 +26,6 @@ int64_t expert_intermediate_size(int64_t hidden, int64_t ffn_dim_multiplier, int
   auto h = static_cast<int64_t>(2.0 * static_cast<double>(hidden) / 3.0);
   h = ffn_dim_multiplier * h;
   return multiple_of * ((h + multiple_of - 1) / multiple_of);
-}
-
-RopeTable rope_table(const torch::Tensor& positions, int64_t head_dim) {
-  const int64_t d_half = head_dim / 2;
-  auto opts = torch::TensorOptions().dtype(torch::kFloat).device(positions.device());
-  auto exponents = torch::arange(d_half, opts) * (2.0 / static_cast<double>(head_dim));
-  auto timescale = torch::pow(10000.0, exponents);
-  auto radians = (positions.unsqueeze(-1).to(torch::kFloat) / timescale.view({1, 1, -1})).unsqueeze(-2);
-  return {radians.cos(), radians.sin()};
-}
-
-torch::Tensor apply_rope(const torch::Tensor& x, const RopeTable& t) {
-  const int64_t d_half = x.size(-1) / 2;
-  auto xf = x.to(torch::kFloat);
-  auto x1 = xf.narrow(-1, 0, d_half), x2 = xf.narrow(-1, d_half, d_half);
-  return torch::cat({x1 * t.cos - x2 * t.sin, x2 * t.cos + x1 * t.sin}, -1).to(x.scalar_type());
 }
 
 SmolVLMWithExpertImpl::SmolVLMWithExpertImpl(const SmolVLMArch& arch, const SmolVLMWithExpertOptions& o)
@@ -115,20 +100,7 @@ SmolVLMWithExpertImpl::Qkv SmolVLMWithExpertImpl::project(LlamaDecoderLayer& lay
 
 torch::Tensor SmolVLMWithExpertImpl::attention(const torch::Tensor& blocked, const torch::Tensor& q,
                                                const torch::Tensor& k, const torch::Tensor& v) const {
-  const int64_t heads = arch_.text.num_attention_heads, kv_heads = arch_.text.num_key_value_heads;
-  const int64_t groups = heads / kv_heads, d = arch_.text.head_dim;
-  const int64_t b = q.size(0), lk = k.size(1);
-  auto expand = [&](const torch::Tensor& t) {
-    return t.unsqueeze(3).expand({b, lk, kv_heads, groups, d}).reshape({b, lk, heads, d});
-  };
-  auto keys = expand(k).to(torch::kFloat).transpose(1, 2);
-  auto values = expand(v);
-  auto scores = torch::matmul(q.to(torch::kFloat).transpose(1, 2), keys.transpose(2, 3)) *
-                (1.0 / std::sqrt(static_cast<double>(d)));
-  scores = scores.masked_fill(blocked.unsqueeze(1), std::numeric_limits<float>::lowest());
-  auto probs = torch::softmax(scores, -1).to(values.scalar_type());
-  auto out = torch::matmul(probs, values.permute({0, 2, 1, 3})).permute({0, 2, 1, 3});
-  return out.reshape({b, -1, heads * d});
+  return eager_attention(q, k, v, blocked, ScorePrecision::kFloat32, std::numeric_limits<float>::lowest());
 }
 
 torch::Tensor SmolVLMWithExpertImpl::finish_layer(LlamaDecoderLayer& layer, const torch::Tensor& att,

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "lerobot/policies/smolvla/smolvlm.h"
+#include "lerobot/policies/vlm/attention.h"
+#include "lerobot/policies/vlm/rope.h"
 
 namespace lerobot {
 
@@ -20,22 +22,6 @@ struct SmolVLMWithExpertOptions {
   int64_t num_vlm_layers = -1;                // <= 0: all of the backbone's
   int64_t self_attn_every_n_layers = -1;      // cross mode: layers i % n == 0 use self-attention
   double expert_width_multiplier = 0.5;
-};
-
-// The cos and sin of LeRobot's rotary angles for positions (B, L) (wavelength 10000, float32),
-// each (B, L, 1, D/2): made once per forward and sliced per layer.
-struct RopeTable {
-  torch::Tensor cos, sin;
-  RopeTable narrow(int64_t start, int64_t length) const { return {cos.narrow(1, start, length), sin.narrow(1, start, length)}; }
-};
-RopeTable rope_table(const torch::Tensor& positions, int64_t head_dim);
-// LeRobot's apply_rope: x (B, L, H, D) rotated by the table's angles, in float32.
-torch::Tensor apply_rope(const torch::Tensor& x, const RopeTable& table);
-
-// The prefix's keys and values of every layer after RoPE, (B, L, kv_heads, head_dim) each: what
-// the denoising steps attend to (LeRobot's DynamicCache after the prefix prefill).
-struct PrefixKv {
-  std::vector<torch::Tensor> keys, values;
 };
 
 class SmolVLMWithExpertImpl : public torch::nn::Module {

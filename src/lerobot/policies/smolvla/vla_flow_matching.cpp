@@ -10,25 +10,8 @@ namespace lerobot {
 namespace {
 
 namespace F = torch::nn::functional;
-constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace
-
-torch::Tensor make_att_2d_masks(const torch::Tensor& pad_masks, const torch::Tensor& att_masks) {
-  auto cumsum = att_masks.cumsum(1);
-  auto att_2d = cumsum.unsqueeze(1) <= cumsum.unsqueeze(2);
-  auto pad_2d = pad_masks.unsqueeze(1) & pad_masks.unsqueeze(2);
-  return att_2d & pad_2d;
-}
-
-torch::Tensor sinusoidal_time_embedding(const torch::Tensor& time, int64_t dim, double min_period, double max_period) {
-  auto opts = torch::TensorOptions().dtype(torch::kFloat64).device(time.device());
-  auto fraction = torch::linspace(0.0, 1.0, dim / 2, opts);
-  auto period = min_period * torch::pow(max_period / min_period, fraction);
-  auto scaling = 1.0 / period * 2 * kPi;
-  auto sin_input = time.unsqueeze(-1) * scaling;
-  return torch::cat({sin_input.sin(), sin_input.cos()}, -1);
-}
 
 torch::Tensor resize_with_pad(const torch::Tensor& img, int64_t height, int64_t width, double pad_value) {
   const int64_t h = img.size(2), w = img.size(3);
@@ -168,17 +151,9 @@ torch::Tensor VLAFlowMatchingImpl::sample_actions(const VlaInputs& in, const tor
   auto prefix = embed_prefix(in);
   auto positions = prefix.pad_masks.to(torch::kInt64).cumsum(1) - 1;
   const PrefixKv kv = vlm_with_expert->prefill(prefix.embs, make_att_2d_masks(prefix.pad_masks, prefix.att_masks), positions);
-  const int64_t b = noise.size(0);
-  const double dt = -1.0 / static_cast<double>(config_.num_steps);
-  auto x_t = noise;
-  for (int64_t step = 0; step < config_.num_steps; ++step) {
-    const double t = 1.0 + static_cast<double>(step) * dt;
-    auto time = torch::full({b}, t, noise.options().dtype(torch::kFloat));
-    auto v_t = denoise_step(kv, prefix.pad_masks, x_t, time);
-    if (guide) v_t = guide(x_t, v_t, t);
-    x_t = x_t + dt * v_t;
-  }
-  return x_t;
+  return euler_integrate(
+      [&](const torch::Tensor& x_t, const torch::Tensor& time) { return denoise_step(kv, prefix.pad_masks, x_t, time); },
+      noise, config_.num_steps, guide);
 }
 
 }  // namespace lerobot

@@ -12,6 +12,7 @@
 
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 #include "lerobot/policies/smolvla/smolvlm_with_expert.h"
+#include "lerobot/policies/vlm/flow_matching.h"
 
 namespace lerobot {
 
@@ -32,8 +33,8 @@ class VLAFlowMatchingImpl : public torch::nn::Module {
   // max_action_dim), noise of that shape and time (B,).
   torch::Tensor forward(const VlaInputs& in, const torch::Tensor& actions, const torch::Tensor& noise,
                         const torch::Tensor& time);
-  // Each Euler step's velocity may be adjusted: (x_t, v_t, flow time) -> velocity (real-time chunking).
-  using VelocityGuide = std::function<torch::Tensor(const torch::Tensor& x_t, const torch::Tensor& v_t, double time)>;
+  // Each Euler step's velocity may be adjusted (real-time chunking).
+  using VelocityGuide = lerobot::VelocityGuide;
   // Denoised actions (B, chunk, max_action_dim) from noise of that shape.
   torch::Tensor sample_actions(const VlaInputs& in, const torch::Tensor& noise, const VelocityGuide& guide = {});
 
@@ -55,11 +56,6 @@ class VLAFlowMatchingImpl : public torch::nn::Module {
 };
 TORCH_MODULE(VLAFlowMatching);
 
-// openpi's make_att_2d_masks: token i attends to token j when j is not padding and j's
-// cumulative attention block is <= i's. pad (B, N) bool, att (B, N) -> (B, N, N) bool.
-torch::Tensor make_att_2d_masks(const torch::Tensor& pad_masks, const torch::Tensor& att_masks);
-// openpi's sine-cosine embedding of the flow time (B,) -> (B, dim), computed in float64.
-torch::Tensor sinusoidal_time_embedding(const torch::Tensor& time, int64_t dim, double min_period, double max_period);
 // LeRobot's resize_with_pad (SmolVLA's convention): resize (B, C, H, W) to fit height × width
 // keeping the aspect ratio (bilinear), then pad on the left and top with pad_value.
 torch::Tensor resize_with_pad(const torch::Tensor& img, int64_t height, int64_t width, double pad_value);

@@ -1,0 +1,172 @@
+// PI0Policy / PI05Policy (see modeling_pi.h).
+#include "lerobot/policies/pi/modeling_pi.h"
+
+#include "lerobot/common/error.h"
+#include "lerobot/policies/action_queue.h"
+#include "lerobot/policies/smolvla/modeling_smolvla.h"  // kLanguageTokens, kLanguageMask
+
+namespace lerobot {
+namespace {
+
+namespace F = torch::nn::functional;
+
+torch::Tensor pad_last_dim(const torch::Tensor& x, int64_t size) {
+  if (x.size(-1) >= size) return x;
+  return F::pad(x, F::PadFuncOptions({0, size - x.size(-1)}));
+}
+
+const torch::Tensor& need(const Batch& batch, const std::string& key, const std::string& policy) {
+  auto it = batch.find(key);
+  if (it == batch.end())
+    throw_usage("the " + policy + " batch has no '" + key + "'", key,
+                key.rfind("observation.language", 0) == 0
+                    ? "run the batch through the " + policy + " preprocessor (its tokenizer step makes the language tokens)"
+                    : "the dataset must provide it");
+  return it->second;
+}
+
+}  // namespace
+
+PiPolicy::PiPolicy(const PI0Config& config, std::optional<PaliGemmaArch> arch)
+    : PiPolicy(std::make_shared<PI0Config>(config), false, std::move(arch)) {}
+PiPolicy::PiPolicy(const PI05Config& config, std::optional<PaliGemmaArch> arch)
+    : PiPolicy(std::make_shared<PI05Config>(config), true, std::move(arch)) {}
+
+PiPolicy::PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optional<PaliGemmaArch> arch)
+    : config_(std::move(config)), pi05_(pi05) {
+  config_->validate_features();
+  config_->validate();
+  if (pi05_) {
+    const auto& c = static_cast<const PI05Config&>(*config_);
+    if (c.use_visual_memory || c.use_proprioceptive_memory)
+      throw_usage("π0.5's MEM observation memory is not built yet", "policy.use_visual_memory",
+                  "pass --policy.use_visual_memory=false --policy.use_proprioceptive_memory=false");
+    if (c.rtc_training_max_delay > 0)
+      throw_usage("π0.5's trained real-time chunking is not built yet", "policy.rtc_training_max_delay",
+                  "pass --policy.rtc_training_max_delay=0");
+  }
+  rtc_ = parse_rtc_config(config_->rtc_config, "policy.rtc_config");
+  auto it = config_->output_features.find("action");
+  if (it == config_->output_features.end() || it->second.shape.empty())
+    throw_usage(std::string(pi05_ ? "π0.5" : "π0") + " needs an 'action' output feature", "policy.output_features");
+  action_dim_ = it->second.shape[0];
+  model = register_module("model", PiFlowMatching(*config_, pi05_, arch ? *arch : paligemma_arch(*config_)));
+}
+
+PiInputs PiPolicy::prepare_inputs(const Batch& batch) const {
+  PiInputs in;
+  torch::Tensor last_img, last_mask;
+  int64_t missing = 0;
+  const int64_t res_h = config_->image_resolution[0], res_w = config_->image_resolution[1];
+  for (const auto& key : config_->image_feature_keys()) {
+    auto found = batch.find(key);
+    if (found == batch.end()) {
+      ++missing;
+      continue;
+    }
+    auto img = found->second.to(torch::kFloat);
+    if (img.dim() == 5) img = img.select(1, img.size(1) - 1);
+    if (img.size(2) != res_h || img.size(3) != res_w) img = resize_with_pad_centered(img, res_h, res_w);
+    img = img * 2.0 - 1.0;  // SigLIP's [-1, 1]
+    auto mask = torch::ones({img.size(0)}, torch::TensorOptions().dtype(torch::kBool).device(img.device()));
+    in.images.push_back(img);
+    in.image_masks.push_back(mask);
+    last_img = img, last_mask = mask;
+  }
+  if (in.images.empty())
+    throw_usage("none of the policy's cameras is in the batch", "policy.input_features",
+                "train on a dataset with the cameras the policy was made for");
+  for (int64_t i = 0; i < missing; ++i) {  // LeRobot pads every missing camera: -1 images, masked out
+    in.images.push_back(torch::ones_like(last_img) * -1);
+    in.image_masks.push_back(torch::zeros_like(last_mask));
+  }
+  const char* name = pi05_ ? "π0.5" : "π0";
+  if (!pi05_) {
+    auto state = need(batch, "observation.state", name);
+    if (state.dim() > 2) state = state.select(1, state.size(1) - 1);
+    in.state = pad_last_dim(state, config_->max_state_dim);
+  }
+  in.tokens = need(batch, kLanguageTokens, name);
+  in.token_mask = need(batch, kLanguageMask, name).to(torch::kBool);
+  return in;
+}
+
+PolicyOutput PiPolicy::forward(const Batch& batch) {
+  const auto& action = need(batch, "action", pi05_ ? "π0.5" : "π0");
+  const std::vector<int64_t> shape = {action.size(0), action.size(1), config_->max_action_dim};
+  auto noise = torch::normal(0.0, 1.0, shape, c10::nullopt, action.options().dtype(torch::kFloat));
+  const auto& c = *config_;
+  auto time = sample_beta_time(action.size(0), action.device(), c.time_sampling_beta_alpha, c.time_sampling_beta_beta,
+                               c.time_sampling_scale, c.time_sampling_offset, device_side_time_);
+  return forward(batch, noise, time);
+}
+
+PolicyOutput PiPolicy::forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time,
+                               const torch::Tensor& prefix_mask) {
+  const PiInputs in = prepare_inputs(batch);
+  auto actions = pad_last_dim(need(batch, "action", pi05_ ? "π0.5" : "π0"), config_->max_action_dim);
+  auto losses = model->forward(in, actions, noise, time, prefix_mask).narrow(2, 0, action_dim_);
+  PolicyOutput out;
+  out.loss = losses.mean();
+  return out;
+}
+
+torch::Tensor PiPolicy::draw_noise(const Batch& batch) const {
+  const auto& tokens = need(batch, kLanguageTokens, pi05_ ? "π0.5" : "π0");
+  const std::vector<int64_t> shape = {tokens.size(0), config_->chunk_size, config_->max_action_dim};
+  return torch::normal(0.0, 1.0, shape, c10::nullopt, torch::TensorOptions().dtype(torch::kFloat).device(tokens.device()));
+}
+
+torch::Tensor PiPolicy::predict_action_chunk(const Batch& batch) { return predict_action_chunk(batch, draw_noise(batch)); }
+
+torch::Tensor PiPolicy::predict_action_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps) {
+  return sample_chunk(batch, noise, steps, {});
+}
+
+torch::Tensor PiPolicy::sample_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps,
+                                     const VelocityGuide& guide) {
+  eval();
+  torch::NoGradGuard no_grad;
+  const int64_t n = steps > 0 ? steps : config_->num_inference_steps;
+  return model->sample_actions(prepare_inputs(batch), noise, n, guide).narrow(2, 0, action_dim_);
+}
+
+torch::Tensor PiPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGuidance& guidance, const torch::Tensor& noise) {
+  if (!rtc_)
+    throw_usage("real-time chunking is off for this policy", "policy.rtc_config",
+                "turn it on first (InferencePolicy::set_rtc, or rtc_config in config.json)");
+  const RtcSettings settings = *rtc_;
+  return sample_chunk(batch, noise.defined() ? noise : draw_noise(batch), -1,
+                      [&](const torch::Tensor& x_t, const torch::Tensor& v_t, double time) {
+                        return rtc_guided_velocity(settings, guidance, x_t, v_t, time);
+                      });
+}
+
+void PiPolicy::set_rtc(std::optional<RtcSettings> settings) {
+  rtc_ = std::move(settings);
+  config_->rtc_config = rtc_ ? rtc_config_json(*rtc_) : Json(nullptr);
+}
+
+torch::Tensor PiPolicy::select_action(const Batch& batch) {
+  if (rtc_)
+    throw_usage("select_action does not take real-time chunking (LeRobot's π policies assert the same)",
+                "policy.rtc_config",
+                "predict chunks with the previous chunk's leftover (InferencePolicy::predict_action_chunk with "
+                "guidance), or set rtc_config to null to evaluate with select_action");
+  return pop_queued_action(action_queue_, config_->n_action_steps, [&] { return next_chunk(batch); });
+}
+
+std::string PiPolicy::graph_capture_blocker() const {
+  return std::string(pi05_ ? "π0.5" : "π0") + "'s captured step has not been run on a GPU yet";
+}
+
+std::vector<PolicyParamGroup> PiPolicy::optim_param_groups() {
+  PolicyParamGroup g;
+  for (const auto& p : named_parameters(/*recurse=*/true)) {
+    g.names.push_back(p.key());
+    g.params.push_back(p.value());
+  }
+  return {g};
+}
+
+}  // namespace lerobot

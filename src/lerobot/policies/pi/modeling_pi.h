@@ -1,0 +1,68 @@
+// PI0Policy and PI05Policy (LeRobot's policies/pi0/modeling_pi0.py, pi05/modeling_pi05.py)
+// around PiFlowMatching: cameras resized with centred padding to image_resolution and scaled to
+// [-1, 1] (missing ones as empty -1 images, masked out), state and actions zero-padded to
+// max_state_dim / max_action_dim, the flow-matching loss over the unpadded action dims (LeRobot's
+// π policies do not mask action_is_pad), and the action queue of n_action_steps. The language
+// prompt arrives tokenized (observation.language.tokens / attention_mask, made by the
+// preprocessor; π0.5's prompt holds the discretised state).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "lerobot/policies/pi/pi_flow_matching.h"
+#include "lerobot/policies/pi0/configuration_pi0.h"
+#include "lerobot/policies/pi05/configuration_pi05.h"
+#include "lerobot/policies/policy.h"
+#include "lerobot/policies/rtc.h"
+
+namespace lerobot {
+
+class PiPolicy : public Policy, public RtcPolicy {
+ public:
+  // `arch`: the model's sizes; by default the config's variants at full size (tests pass tiny ones).
+  explicit PiPolicy(const PI0Config& config, std::optional<PaliGemmaArch> arch = std::nullopt);
+  explicit PiPolicy(const PI05Config& config, std::optional<PaliGemmaArch> arch = std::nullopt);
+
+  // Noise and time drawn as LeRobot draws them (normal noise on the device; Beta time on the CPU
+  // generator); π0.5 with rtc_training_max_delay also draws each sample's clean prefix length.
+  PolicyOutput forward(const Batch& batch) override;
+  // The loss for a given noise (B, chunk, max_action_dim) and time (B,) (and clean prefix mask).
+  PolicyOutput forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time,
+                       const torch::Tensor& prefix_mask = {});
+  torch::Tensor predict_action_chunk(const Batch& batch) override;  // (B, chunk, A)
+  torch::Tensor predict_action_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps = -1);
+  torch::Tensor select_action(const Batch& batch) override;
+  void set_rtc(std::optional<RtcSettings> settings) override;
+  const std::optional<RtcSettings>& rtc() const override { return rtc_; }
+  torch::Tensor predict_action_chunk_rtc(const Batch& batch, const RtcGuidance& guidance,
+                                         const torch::Tensor& noise = torch::Tensor()) override;
+  void reset() override { action_queue_.clear(); }
+  const PolicyConfig& config() const override { return *config_; }
+  const PiConfigBase& pi_config() const { return *config_; }
+  bool is_pi05() const { return pi05_; }
+  // LeRobot's get_optim_params: every parameter (frozen ones get no gradient and are skipped).
+  std::vector<PolicyParamGroup> optim_param_groups() override;
+  std::string graph_capture_blocker() const override;
+  void set_device_side_randomness(bool on) override { device_side_time_ = on; }
+
+  // The model's inputs: cameras resized, scaled and padded with empty slots; tokens; π0's state.
+  PiInputs prepare_inputs(const Batch& batch) const;
+
+  PiFlowMatching model{nullptr};
+
+ private:
+  PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optional<PaliGemmaArch> arch);
+  torch::Tensor draw_noise(const Batch& batch) const;
+  torch::Tensor sample_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps, const VelocityGuide& guide);
+
+  std::shared_ptr<PiConfigBase> config_;
+  bool pi05_;
+  int64_t action_dim_ = 0;
+  bool device_side_time_ = false;
+  std::deque<torch::Tensor> action_queue_;
+  std::optional<RtcSettings> rtc_;
+};
+
+}  // namespace lerobot

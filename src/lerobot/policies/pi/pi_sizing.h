@@ -1,0 +1,38 @@
+// The sizes of π0 / π0.5 without building them: parameter counts per part, as LeRobot's
+// PI0Pytorch / PI05Pytorch hold them (both lm_heads included: LeRobot builds them untied and
+// never reads them), and the bytes of weights, gradients and AdamW state per process for a dtype
+// and the trainable set. What `lerobot-cpp estimate` prints for the full-size models in
+// milliseconds, where building them would take 16 GB.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lerobot/policies/pi/paligemma_with_expert.h"
+
+namespace lerobot {
+
+struct PiPart {
+  std::string name;       // LeRobot's module prefix under model.paligemma_with_expert (or model.)
+  int64_t parameters = 0;
+  bool float32_in_bf16 = false;  // kept float32 by to_bfloat16_for_selected_params
+  bool trainable = true;
+};
+
+struct PiSize {
+  std::vector<PiPart> parts;
+  int64_t parameters() const;
+  int64_t trainable_parameters() const;
+  // Bytes of the weights in `dtype` ("float32" or "bfloat16": LeRobot's mix), of the gradients and
+  // of AdamW's two moments (same dtype as each parameter) for the trainable ones.
+  int64_t weight_bytes(const std::string& dtype) const;
+  int64_t gradient_bytes(const std::string& dtype) const;
+  int64_t optimizer_bytes(const std::string& dtype) const;
+};
+
+// `pi05`: π0.5's adaRMS expert and time MLP instead of π0's state token and action-time MLP.
+PiSize pi_size(const PaliGemmaArch& arch, bool pi05, int64_t max_state_dim, int64_t max_action_dim,
+               bool freeze_vision_encoder, bool train_expert_only);
+
+}  // namespace lerobot

@@ -1,0 +1,36 @@
+// A SigLIP-style vision transformer with transformers' module names (embeddings.{patch_embedding,
+// position_embedding}, encoder.layers.N.{self_attn.{q,k,v,out}_proj, layer_norm1, layer_norm2,
+// mlp.fc1, mlp.fc2}, post_layernorm): patch embedding plus learned positions, pre-norm encoder
+// layers, a final LayerNorm; (B, 3, H, W) in [-1, 1] -> (B, patches, hidden). SmolVLM's tower
+// (SmolVLA) and PaliGemma's SigLIP So400m (π0, π0.5) are both this. Positions follow SmolVLM's
+// fractional bucketing, which for an image of the configured size is SigLIP's 0..patches-1.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "lerobot/policies/vlm/vision_arch.h"
+
+namespace lerobot {
+
+class VisionTransformerImpl : public torch::nn::Module {
+ public:
+  explicit VisionTransformerImpl(const VisionTransformerArch& a);
+  torch::Tensor forward(const torch::Tensor& pixels);
+
+ private:
+  torch::Tensor position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device);
+  VisionTransformerArch arch_;
+  torch::nn::Conv2d patch_embedding_{nullptr};
+  torch::nn::Embedding position_embedding_{nullptr};
+  struct Layer {
+    torch::nn::Linear k, v, q, out, fc1, fc2;
+    torch::nn::LayerNorm ln1, ln2;
+  };
+  std::vector<Layer> layers_;
+  torch::nn::LayerNorm post_layernorm_{nullptr};
+  torch::Tensor cached_positions_;  // (patches,) int64 for the last size seen
+  int64_t cached_h_ = -1, cached_w_ = -1;
+};
+TORCH_MODULE(VisionTransformer);
+
+}  // namespace lerobot
