@@ -18,8 +18,8 @@ Batch observation_inputs(const PolicyConfig& cfg, const PolicyProcessors& proces
   }
   for (const auto& kv : cfg.input_features)
     if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first)) missing(kv.first);
-  if (processors.language) processors.language->tokenize(tasks, batch, device);
-  return processors.normalizer.normalize(batch);
+  // SmolVLA and π0 tokenize, then normalize; π0.5 normalizes, then builds its prompt from the state.
+  return processors.tokenize_and_normalize(std::move(batch), tasks, device);
 }
 
 }  // namespace lerobot

@@ -2,7 +2,8 @@
 // for a robot's program and `infer`, PolicyActionSource for evaluation): keys renamed by the
 // processors' rename_map, those the policy does not use dropped, each kept one checked and
 // converted by the caller, every input the policy needs present, the task texts tokenized for a
-// policy that reads them (SmolVLA), then the normalizer.
+// policy that reads them (SmolVLA, π0: before the normalizer; π0.5: after it, its prompt built
+// from the normalized state) and the normalizer.
 #pragma once
 
 #include <torch/torch.h>

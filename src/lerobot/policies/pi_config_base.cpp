@@ -140,6 +140,15 @@ std::optional<TrainingPreset> PiConfigBase::training_preset() const {
       scheduler_warmup_steps, scheduler_decay_steps, scheduler_decay_lr);
 }
 
+std::optional<LanguageInput> PiConfigBase::language_input() const {
+  LanguageInput l;
+  l.tokenizer_name = "google/paligemma-3b-pt-224";
+  l.max_length = tokenizer_max_length;
+  l.padding = "max_length";
+  l.newline = type() == "pi0";
+  return l;
+}
+
 bool PiConfigBase::is_placeholder_feature(const std::string& key) const { return is_empty_camera_key(key); }
 
 void PiConfigBase::validate_features() {

@@ -55,6 +55,10 @@ class PiConfigBase : public PolicyConfig {
   // cosine_decay_with_warmup scheduler (peak optimizer_lr, to scheduler_decay_lr).
   std::optional<TrainingPreset> training_preset() const override;
   bool is_placeholder_feature(const std::string& key) const override;
+  // PaliGemma's tokenizer ("google/paligemma-3b-pt-224"), max_length tokenizer_max_length,
+  // padding "max_length" (right); π0 appends a newline (pi0_new_line_processor), π0.5 builds its
+  // prompt from the normalized state (newline false; processor_io picks the step by type()).
+  std::optional<LanguageInput> language_input() const override;
 
   // LeRobot's validate_features: adds the empty camera slots "observation.images.empty_camera_<i>"
   // of shape (3, image_resolution), and observation.state (max_state_dim) and action

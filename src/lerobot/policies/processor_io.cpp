@@ -6,6 +6,9 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/model_folder.h"
+#include "lerobot/policies/pi05/configuration_pi05.h"
+#include "lerobot/policies/pi_config_base.h"
+#include "lerobot/policies/pi_prompt.h"
 #include "lerobot/policies/vlm/text_tokenizer.h"
 
 namespace lerobot {
@@ -37,6 +40,15 @@ const char* const kTokenizerFiles[] = {"tokenizer.json", "tokenizer_config.json"
 constexpr const char* kTokenizerArtifact = "tokenizer";
 constexpr const char* kTokensKey = "observation.language.tokens";
 constexpr const char* kTokenMaskKey = "observation.language.attention_mask";
+constexpr const char* kStateKey = "observation.state";
+constexpr const char* kRelativeStep = "relative_actions_processor";
+constexpr const char* kAbsoluteStep = "absolute_actions_processor";
+
+[[noreturn]] void refuse_relative_actions(const std::string& where) {
+  throw_usage("relative actions (LeRobot's relative_actions_processor / absolute_actions_processor with "
+              "enabled=true) are not supported",
+              where, "set policy.use_relative_actions=false (LeRobot's default)");
+}
 
 // The tokenizer of a folder, or of a model named by Hub id (`flag` names where the name came from).
 std::shared_ptr<const TextTokenizer> named_tokenizer(const std::string& name, const std::string& flag, fs::path& dir) {
@@ -45,6 +57,22 @@ std::shared_ptr<const TextTokenizer> named_tokenizer(const std::string& name, co
 }
 }  // namespace
 
+std::vector<std::string> LanguageProcessing::prompts(const std::vector<std::string>& tasks,
+                                                     const Batch& batch) const {
+  if (prompt_step == kPi05PromptStep) {
+    auto it = batch.find(kStateKey);
+    if (include_state && it == batch.end())
+      throw_usage("π0.5's prompt needs observation.state (LeRobot: \"State is required for PI05\")", "observation.state",
+                  "give the policy the robot's state");
+    return pi05_prompts(tasks, include_state ? it->second : torch::Tensor(), include_state);
+  }
+  std::vector<std::string> texts = tasks;
+  if (newline)
+    for (auto& t : texts)
+      if (t.empty() || t.back() != '\n') t += '\n';
+  return texts;
+}
+
 void LanguageProcessing::tokenize(const std::vector<std::string>& tasks, Batch& batch,
                                   const torch::Device& device) const {
   for (const auto& [key, t] : batch)  // one task per row
@@ -52,10 +80,7 @@ void LanguageProcessing::tokenize(const std::vector<std::string>& tasks, Batch& 
       throw_usage("the batch has " + std::to_string(t.size(0)) + " rows ('" + key + "') but " +
                       std::to_string(tasks.size()) + " task strings",
                   "task", "give each observation its task");
-  std::vector<std::string> texts = tasks;
-  if (newline)
-    for (auto& t : texts)
-      if (t.empty() || t.back() != '\n') t += '\n';
+  const std::vector<std::string> texts = prompts(tasks, batch);
   auto enc = tokenizer->encode_batch(texts, max_length, padding == "longest", padding_side != "left", truncation);
   batch[kTokensKey] = enc.input_ids.to(device);
   batch[kTokenMaskKey] = enc.attention_mask.to(device);
@@ -71,13 +96,50 @@ Batch PolicyProcessors::preprocess(const Batch& batch, const std::vector<std::st
       throw_usage("this policy reads the task in words and the batch carries no task strings", "task",
                   "give each observation its task (the dataset's tasks, or --env.task / the robot's task)");
     const torch::Device device = renamed.empty() ? torch::Device(torch::kCPU) : renamed.begin()->second.device();
-    language->tokenize(tasks, renamed, device);
+    return tokenize_and_normalize(std::move(renamed), tasks, device);
   }
   return normalizer.normalize(renamed);
 }
 
+Batch PolicyProcessors::tokenize_and_normalize(Batch batch, const std::vector<std::string>& tasks,
+                                               const torch::Device& device) const {
+  if (relative_actions && relative_actions->enabled) refuse_relative_actions("policy_preprocessor.json");
+  if (!language) return normalizer.normalize(batch);
+  if (language->after_normalizer()) {
+    batch = normalizer.normalize(batch);
+    language->tokenize(tasks, batch, device);
+    return batch;
+  }
+  language->tokenize(tasks, batch, device);
+  return normalizer.normalize(batch);
+}
+
+std::vector<std::string> PolicyProcessors::preprocessor_steps() const {
+  std::vector<std::string> steps = {"rename_observations_processor", "to_batch_processor"};
+  const bool pi05 = language && language->after_normalizer();
+  if (pi05) {
+    if (relative_actions) steps.push_back(kRelativeStep);
+    steps.push_back("normalizer_processor");
+    steps.push_back(kPi05PromptStep);
+    steps.push_back("tokenizer_processor");
+    steps.push_back("device_processor");
+    return steps;
+  }
+  if (language) {
+    if (!language->prompt_step.empty()) steps.push_back(language->prompt_step);
+    steps.push_back("tokenizer_processor");
+  }
+  steps.push_back("device_processor");
+  if (relative_actions) steps.push_back(kRelativeStep);
+  steps.push_back("normalizer_processor");
+  return steps;
+}
+
 std::string PolicyProcessors::normalizer_state_file() const {
-  return language ? "policy_preprocessor_step_5_normalizer_processor.safetensors" : kNormalizerStateFile;
+  const auto steps = preprocessor_steps();
+  size_t i = 0;
+  while (steps[i] != "normalizer_processor") ++i;
+  return "policy_preprocessor_step_" + std::to_string(i) + "_normalizer_processor.safetensors";
 }
 
 torch::Tensor PolicyProcessors::postprocess_action(const torch::Tensor& action) const {
@@ -95,13 +157,30 @@ PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats&
   p.device = device;
   p.normalizer = Normalizer(in_out, config.normalization_mapping(), stats);
   p.unnormalizer = Normalizer(out, config.normalization_mapping(), stats);
+  const std::string type = config.type();
+  const bool pi = type == "pi0" || type == "pi05";
   if (auto lang = config.language_input()) {
     LanguageProcessing l;
     l.newline = lang->newline;
     l.max_length = lang->max_length;
     l.padding = lang->padding;
-    l.tokenizer = named_tokenizer(lang->tokenizer_name, "policy.vlm_model_name", l.tokenizer_dir);
+    if (type == "pi0") {
+      l.prompt_step = kPi0NewLineStep;
+    } else if (type == "pi05") {
+      l.prompt_step = kPi05PromptStep;
+      l.newline = false;
+      if (const auto* c = dynamic_cast<const PI05Config*>(&config)) l.include_state = !c->use_proprioceptive_memory;
+    } else {
+      l.prompt_step = lang->newline ? kSmolVLANewLineStep : "";
+    }
+    l.tokenizer = named_tokenizer(lang->tokenizer_name, pi ? "policy.type=" + type + " (its PaliGemma tokenizer)"
+                                                           : "policy.vlm_model_name",
+                                  l.tokenizer_dir);
     p.language = std::move(l);
+  }
+  if (const auto* c = dynamic_cast<const PiConfigBase*>(&config)) {
+    if (c->use_relative_actions) refuse_relative_actions("policy.use_relative_actions");
+    p.relative_actions = RelativeActions{c->use_relative_actions, c->relative_exclude_joints, c->action_feature_names};
   }
   return p;
 }
@@ -160,36 +239,48 @@ void save_policy_processors(const fs::path& dir, const PolicyProcessors& p) {
   fs::create_directories(dir);
   Json rename = Json::object();
   for (const auto& kv : p.rename_map) rename[kv.first] = kv.second;
-  Json norm_step = step("normalizer_processor", normalizer_config(p.normalizer));
-  norm_step["state_file"] = p.normalizer_state_file();
-  Json steps = Json::array({step("rename_observations_processor", Json{{"rename_map", rename}}),
-                            step("to_batch_processor", Json::object())});
-  if (p.language) {
-    const auto& l = *p.language;
-    steps.push_back(step("smolvla_new_line_processor", Json::object()));
-    Json tok = step("tokenizer_processor", Json{{"max_length", l.max_length},
+  Json steps = Json::array();
+  for (const std::string& name : p.preprocessor_steps()) {
+    if (name == "rename_observations_processor") {
+      steps.push_back(step(name, Json{{"rename_map", rename}}));
+    } else if (name == "normalizer_processor") {
+      Json norm_step = step(name, normalizer_config(p.normalizer));
+      norm_step["state_file"] = p.normalizer_state_file();
+      steps.push_back(norm_step);
+    } else if (name == "device_processor") {
+      steps.push_back(step(name, Json{{"device", p.device}, {"float_dtype", nullptr}}));
+    } else if (name == kRelativeStep) {
+      const auto& r = *p.relative_actions;
+      steps.push_back(step(name, Json{{"enabled", r.enabled},
+                                      {"exclude_joints", r.exclude_joints},
+                                      {"action_names", r.action_names ? Json(*r.action_names) : Json(nullptr)}}));
+    } else if (name == "tokenizer_processor") {
+      const auto& l = *p.language;
+      Json tok = step("tokenizer_processor", Json{{"max_length", l.max_length},
                                                 {"task_key", l.task_key},
                                                 {"padding_side", l.padding_side},
                                                 {"padding", l.padding},
                                                 {"truncation", l.truncation},
                                                 {"tokenizer_name", kTokenizerArtifact}});
-    tok["artifacts"] = Json{{"tokenizer_name", kTokenizerArtifact}};
-    steps.push_back(tok);
-    const fs::path to = dir / kTokenizerArtifact;
-    if (fs::absolute(l.tokenizer_dir).lexically_normal() != fs::absolute(to).lexically_normal()) {
-      fs::create_directories(to);
-      for (const char* f : kTokenizerFiles)
-        if (fs::exists(l.tokenizer_dir / f)) write_file_atomic(to / f, read_file(l.tokenizer_dir / f));
+      tok["artifacts"] = Json{{"tokenizer_name", kTokenizerArtifact}};
+      steps.push_back(tok);
+      const fs::path to = dir / kTokenizerArtifact;
+      if (fs::absolute(l.tokenizer_dir).lexically_normal() != fs::absolute(to).lexically_normal()) {
+        fs::create_directories(to);
+        for (const char* f : kTokenizerFiles)
+          if (fs::exists(l.tokenizer_dir / f)) write_file_atomic(to / f, read_file(l.tokenizer_dir / f));
+      }
+    } else {  // to_batch and the prompt steps: no config
+      steps.push_back(step(name, Json::object()));
     }
   }
-  steps.push_back(step("device_processor", Json{{"device", p.device}, {"float_dtype", nullptr}}));
-  steps.push_back(norm_step);
   Json pre = {{"name", kPreprocessorName}, {"steps", steps}};
   Json unnorm_step = step("unnormalizer_processor", normalizer_config(p.unnormalizer));
   unnorm_step["state_file"] = kUnnormalizerStateFile;
-  Json post = {{"name", kPostprocessorName},
-               {"steps", Json::array({unnorm_step, step("device_processor",
-                                                        Json{{"device", "cpu"}, {"float_dtype", nullptr}})})}};
+  Json post_steps = Json::array({unnorm_step});
+  if (p.relative_actions) post_steps.push_back(step(kAbsoluteStep, Json{{"enabled", p.relative_actions->enabled}}));
+  post_steps.push_back(step("device_processor", Json{{"device", "cpu"}, {"float_dtype", nullptr}}));
+  Json post = {{"name", kPostprocessorName}, {"steps", post_steps}};
   save_safetensors(dir / p.normalizer_state_file(), p.normalizer.state_dict(), {});
   save_safetensors(dir / kUnnormalizerStateFile, p.unnormalizer.state_dict(), {});
   write_file_atomic(dir / (std::string(kPreprocessorName) + ".json"), dump_pretty(pre, 2));
@@ -220,12 +311,31 @@ PolicyProcessors load_policy_processors(const fs::path& dir) {
       } else if (reg == "unnormalizer_processor") {
         p.unnormalizer = read_normalizer(cfg, dir, state, json_name);
         have_unnorm = true;
-      } else if (reg == "smolvla_new_line_processor") {
+      } else if (reg == kSmolVLANewLineStep || reg == kPi0NewLineStep || reg == kPi05PromptStep) {
         if (!p.language) p.language.emplace();
-        p.language->newline = true;
+        p.language->prompt_step = reg;
+        p.language->newline = reg != kPi05PromptStep;
+        if (reg == kPi05PromptStep) p.language->include_state = cfg.value("include_state_in_prompt", true);
+      } else if (reg == kRelativeStep) {
+        RelativeActions r;
+        try {
+          r.enabled = cfg.value("enabled", false);
+          r.exclude_joints = cfg.value("exclude_joints", std::vector<std::string>{});
+          if (cfg.contains("action_names") && !cfg["action_names"].is_null())
+            r.action_names = cfg["action_names"].get<std::vector<std::string>>();
+        } catch (const std::exception& e) {
+          throw_checkpoint(std::string("malformed relative_actions_processor config: ") + e.what(),
+                           (dir / json_name).string());
+        }
+        if (r.enabled) refuse_relative_actions((dir / json_name).string());
+        p.relative_actions = std::move(r);
+      } else if (reg == kAbsoluteStep) {
+        if (cfg.value("enabled", false)) refuse_relative_actions((dir / json_name).string());
+        if (!p.relative_actions) p.relative_actions.emplace();
       } else if (reg == "tokenizer_processor") {
         if (!p.language) {
           p.language.emplace();
+          p.language->prompt_step = "";
           p.language->newline = false;
         }
         auto& l = *p.language;
@@ -254,7 +364,7 @@ PolicyProcessors load_policy_processors(const fs::path& dir) {
   }
   if (!have_norm || !have_unnorm)
     throw_checkpoint(std::string("no ") + (have_norm ? "unnormalizer_processor" : "normalizer_processor") + " step",
-                     dir.string(), "the pipeline files must come from an ACT, Diffusion, VQ-BeT or SmolVLA checkpoint");
+                     dir.string(), "the pipeline files must come from an ACT, Diffusion, VQ-BeT, SmolVLA, π0 or π0.5 checkpoint");
   return p;
 }
 

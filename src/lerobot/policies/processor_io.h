@@ -1,8 +1,14 @@
 // The policy pre/post-processor pipelines LeRobot saves next to model.safetensors:
-// policy_preprocessor.json (rename, to_batch, device, normalizer; SmolVLA adds
-// smolvla_new_line_processor and tokenizer_processor after to_batch, its tokenizer saved under
-// tokenizer/) and policy_postprocessor.json (unnormalizer, device), each normalizer with its
-// `<feature>.<stat>` safetensors state file.
+// policy_preprocessor.json and policy_postprocessor.json, each normalizer with its
+// `<feature>.<stat>` safetensors state file named after its step index, the tokenizer (when
+// there is one) saved under tokenizer/. The layouts, in LeRobot 0.6.2's step order:
+//   default:  rename, to_batch, device, normalizer (step 3)            | unnormalizer, device
+//   SmolVLA:  rename, to_batch, smolvla_new_line, tokenizer, device,
+//             normalizer (step 5)                                      | unnormalizer, device
+//   π0:       rename, to_batch, pi0_new_line, tokenizer, device,
+//             relative_actions, normalizer (step 6)                    | unnormalizer, absolute_actions, device
+//   π0.5:     rename, to_batch, relative_actions, normalizer (step 3),
+//             pi05_prepare_state_tokenizer, tokenizer, device          | unnormalizer, absolute_actions, device
 #pragma once
 
 #include <map>
@@ -25,11 +31,21 @@ inline constexpr const char* kUnnormalizerStateFile =
 
 class TextTokenizer;
 
-// LeRobot's smolvla_new_line_processor + tokenizer_processor: each task gets a trailing newline,
-// then the tokenizer makes observation.language.tokens (B, L) int64 and
-// observation.language.attention_mask (B, L) bool.
+// The registry names of the steps that turn the tasks into the tokenizer's prompts.
+inline constexpr const char* kSmolVLANewLineStep = "smolvla_new_line_processor";
+inline constexpr const char* kPi0NewLineStep = "pi0_new_line_processor";
+inline constexpr const char* kPi05PromptStep = "pi05_prepare_state_tokenizer_processor_step";
+
+// LeRobot's prompt step + tokenizer_processor: the tasks become prompts (SmolVLA's and π0's
+// newline steps append a trailing newline; π0.5's step builds "Task: …, State: <bins>;\nAction: "
+// from the NORMALIZED observation.state, so it runs after the normalizer), then the tokenizer
+// makes observation.language.tokens (B, L) int64 and observation.language.attention_mask (B, L) bool.
 struct LanguageProcessing {
-  bool newline = true;
+  // kSmolVLANewLineStep, kPi0NewLineStep, kPi05PromptStep, or "" (the tasks as they are).
+  std::string prompt_step = kSmolVLANewLineStep;
+  bool newline = true;        // the two newline steps
+  bool include_state = true;  // π0.5: the state bins in the prompt (not use_proprioceptive_memory;
+                              // LeRobot saves no config for the step, so a loaded one says true)
   int64_t max_length = 48;
   std::string padding = "longest";  // or "max_length"
   std::string padding_side = "right";
@@ -37,8 +53,22 @@ struct LanguageProcessing {
   std::string task_key = "task";
   fs::path tokenizer_dir;  // its files are saved to <checkpoint>/tokenizer
   std::shared_ptr<const TextTokenizer> tokenizer;
+  // π0.5's prompt reads the normalized state: the normalizer runs before the tokenizer.
+  bool after_normalizer() const { return prompt_step == kPi05PromptStep; }
+  // The prompts of `tasks` (one per batch row); π0.5's read batch["observation.state"].
+  std::vector<std::string> prompts(const std::vector<std::string>& tasks, const Batch& batch) const;
   // Adds the two tensors for `tasks` (one per batch row) to `batch`, on `device`.
   void tokenize(const std::vector<std::string>& tasks, Batch& batch, const torch::Device& device) const;
+};
+
+// π0/π0.5's relative_actions_processor (preprocessor) and absolute_actions_processor
+// (postprocessor), LeRobot's RelativeActionsProcessorStep / AbsoluteActionsProcessorStep. Only
+// enabled=false (LeRobot's default use_relative_actions=false) is supported: the steps are then
+// written and read but change nothing; enabled=true is refused (policy.use_relative_actions).
+struct RelativeActions {
+  bool enabled = false;
+  std::vector<std::string> exclude_joints;
+  std::optional<std::vector<std::string>> action_names;
 };
 
 struct PolicyProcessors {
@@ -50,11 +80,18 @@ struct PolicyProcessors {
   Normalizer normalizer;    // input + output features (preprocessor step 3)
   Normalizer unnormalizer;  // output features (postprocessor step 0)
 
-  std::optional<LanguageProcessing> language;  // SmolVLA's task tokenization
+  std::optional<LanguageProcessing> language;  // SmolVLA's, π0's and π0.5's task tokenization
+  std::optional<RelativeActions> relative_actions;  // π0 / π0.5 (always disabled)
 
-  // Preprocessing of a batched observation/training batch: rename, tokenize the tasks (one per
-  // row; a policy with language input refuses a batch without them), then normalize.
+  // Preprocessing of a batched observation/training batch: rename, then tokenize the tasks (one
+  // per row; a policy with language input refuses a batch without them) and normalize, in the
+  // pipeline's order (π0.5 normalizes first). A batch that already has the tokens is only normalized.
   Batch preprocess(const Batch& batch, const std::vector<std::string>& tasks = {}) const;
+  // The language steps and the normalizer, in the pipeline's order, on a renamed batch; the
+  // tokens go to `device`.
+  Batch tokenize_and_normalize(Batch batch, const std::vector<std::string>& tasks, const torch::Device& device) const;
+  // The preprocessor's step registry names, in order (see the layouts above).
+  std::vector<std::string> preprocessor_steps() const;
   // The normalizer's state file name (its step index differs with the language steps).
   std::string normalizer_state_file() const;
   // (…, A) normalized action -> robot units.
@@ -70,7 +107,9 @@ Stats rename_stats(const Stats& stats, const std::map<std::string, std::string>&
 // LeRobot's make_default_pre_post_processors: features = input (dataset order) + output features,
 // norm_map = config.normalization_mapping(), stats = the dataset stats (whole dict; apply
 // apply_imagenet_stats() first when training with ImageNet stats). A config with language input
-// gets the language steps, its tokenizer from the folder resolve_model_folder gives.
+// gets the language steps, its tokenizer from the folder resolve_model_folder gives; a π0/π0.5
+// config (type "pi0"/"pi05") gets its prompt step and the relative/absolute actions steps, and
+// use_relative_actions=true is refused as a usage error naming policy.use_relative_actions.
 PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats& stats,
                                         const std::string& device = "cpu");
 

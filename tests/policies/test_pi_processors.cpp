@@ -1,0 +1,298 @@
+// π0/π0.5 pre/post-processor pipelines against LeRobot 0.6.2 itself
+// (scripts/python_lerobot/pi_processors_reference.py, run on LeRobot in the Debian 13 chroot:
+// tests/policies/data/pi_processors_reference.json). For the script's config and stats: the
+// files we save are the files LeRobot saves (step names, order, configs, state-file names and
+// tensors), the files LeRobot saved load here and preprocess the raw batch as LeRobot did
+// (tokens, masks, normalized values), our own files round-trip, and relative actions are refused.
+// "google/paligemma-3b-pt-224" resolves to tests/policies/data/gemma_tokenizer on both sides.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <memory>
+#include <set>
+
+#include "lerobot/common/config/json.h"
+#include "lerobot/common/error.h"
+#include "lerobot/common/fs.h"
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/model_folder.h"
+#include "lerobot/policies/observation_inputs.h"
+#include "lerobot/policies/pi0/configuration_pi0.h"
+#include "lerobot/policies/pi05/configuration_pi05.h"
+#include "lerobot/policies/processor_io.h"
+#include "policy_test_helpers.h"
+
+namespace lerobot {
+namespace {
+
+using testing::make_temp_dir;
+
+const fs::path kData = fs::path(LEROBOT_SOURCE_DIR) / "tests/policies/data";
+constexpr const char* kPaliGemma = "google/paligemma-3b-pt-224";
+
+const Json& reference() {
+  static const Json j = Json::parse(read_file(kData / "pi_processors_reference.json"));
+  return j;
+}
+
+// The Hub id resolves to the reduced Gemma tokenizer; anything else is refused (no network here).
+struct GemmaResolver {
+  GemmaResolver() {
+    set_model_folder_resolver([](const std::string& name, const std::vector<std::string>&, const std::string& flag) {
+      if (name != kPaliGemma) throw std::runtime_error("unexpected model " + name + " for " + flag);
+      return kData / "gemma_tokenizer";
+    });
+  }
+  ~GemmaResolver() { set_model_folder_resolver(nullptr); }
+};
+
+// The script's config: cameras top and wrist (3, 4, 4), state 5, action 4.
+std::unique_ptr<PiConfigBase> make_config(const std::string& type) {
+  std::unique_ptr<PiConfigBase> c;
+  if (type == "pi0") c = std::make_unique<PI0Config>();
+  else c = std::make_unique<PI05Config>();
+  c->tokenizer_max_length = reference().at(type).at("tokenizer_max_length").get<int64_t>();
+  c->device = "cpu";
+  c->input_features = {{"observation.images.top", {"VISUAL", {3, 4, 4}}},
+                       {"observation.images.wrist", {"VISUAL", {3, 4, 4}}},
+                       {"observation.state", {"STATE", {5}}}};
+  c->input_feature_order = {"observation.images.top", "observation.images.wrist", "observation.state"};
+  c->output_features = {{"action", {"ACTION", {4}}}};
+  return c;
+}
+
+// The script's stats(): per element i, mean 0.1i-0.2, std 0.5+0.25i, min -1-0.5i, max 1+0.75i,
+// q01 -0.8-0.25i, q99 0.9+0.5i; cameras (3, 1, 1).
+Stats make_stats() {
+  auto one = [](std::vector<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    const torch::Tensor i = torch::arange(n, torch::kFloat32);
+    return std::map<std::string, torch::Tensor>{
+        {"mean", (0.1 * i - 0.2).reshape(shape)}, {"std", (0.5 + 0.25 * i).reshape(shape)},
+        {"min", (-1 - 0.5 * i).reshape(shape)},   {"max", (1 + 0.75 * i).reshape(shape)},
+        {"q01", (-0.8 - 0.25 * i).reshape(shape)}, {"q99", (0.9 + 0.5 * i).reshape(shape)}};
+  };
+  return {{"observation.images.top", one({3, 1, 1})},
+          {"observation.images.wrist", one({3, 1, 1})},
+          {"observation.state", one({5})},
+          {"action", one({4})}};
+}
+
+// {"shape", "dtype", "values"} -> tensor (float32 or int64).
+torch::Tensor tensor_of(const Json& t) {
+  const auto shape = t.at("shape").get<std::vector<int64_t>>();
+  if (t.at("dtype").get<std::string>() == "int64") {
+    auto v = t.at("values").get<std::vector<int64_t>>();
+    return torch::tensor(v, torch::kInt64).reshape(shape);
+  }
+  auto v = t.at("values").get<std::vector<float>>();
+  return torch::tensor(v, torch::kFloat32).reshape(shape);
+}
+
+Batch raw_batch(const Json& r, std::vector<std::string>& tasks) {
+  Batch b;
+  for (auto it = r.at("batch").begin(); it != r.at("batch").end(); ++it) {
+    if (it.key() == "task") tasks = it.value().get<std::vector<std::string>>();
+    else b[it.key()] = tensor_of(it.value());
+  }
+  return b;
+}
+
+// Tokens and masks exactly, the normalized tensors to float32 rounding.
+void expect_preprocessed(const Batch& out, const Json& expected, const std::string& what) {
+  for (auto it = expected.begin(); it != expected.end(); ++it) {
+    SCOPED_TRACE(what + ": " + it.key());
+    ASSERT_TRUE(out.count(it.key()));
+    const torch::Tensor e = tensor_of(it.value());
+    torch::Tensor a = out.at(it.key()).cpu();
+    ASSERT_EQ(a.sizes(), e.sizes());
+    if (e.scalar_type() == torch::kInt64) {
+      EXPECT_TRUE(torch::equal(a.to(torch::kInt64), e)) << a << "\nexpected\n" << e;
+    } else {
+      EXPECT_TRUE(torch::allclose(a.to(torch::kFloat32), e, 1e-5, 1e-6)) << a << "\nexpected\n" << e;
+    }
+  }
+}
+
+// JSON compared as Python compares dicts (key order aside).
+nlohmann::json plain(const Json& j) { return nlohmann::json::parse(j.dump()); }
+
+void expect_same_pipeline(const Json& ours, const Json& lerobot, const std::string& what) {
+  ASSERT_EQ(ours.at("name"), lerobot.at("name")) << what;
+  const Json& a = ours.at("steps");
+  const Json& e = lerobot.at("steps");
+  std::vector<std::string> an, en;
+  for (const auto& s : a) an.push_back(s.at("registry_name").get<std::string>());
+  for (const auto& s : e) en.push_back(s.at("registry_name").get<std::string>());
+  ASSERT_EQ(an, en) << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(plain(a[i]), plain(e[i])) << what << " step " << i << " (" << en[i] << ")";
+}
+
+std::set<std::string> files_under(const fs::path& dir) {
+  std::set<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files.insert(fs::relative(e.path(), dir).generic_string());
+  return files;
+}
+
+// LeRobot's saved folder, rebuilt from the reference: its two JSON files as written, its state
+// files from the recorded tensors, the tokenizer files it copied (those of gemma_tokenizer/).
+fs::path lerobot_folder(const Json& r, const std::string& tag) {
+  const fs::path dir = make_temp_dir("pi_processors_lerobot_" + tag);
+  write_file_atomic(dir / "policy_preprocessor.json", r.at("preprocessor").dump(2));
+  write_file_atomic(dir / "policy_postprocessor.json", r.at("postprocessor").dump(2));
+  for (auto f = r.at("state_tensors").begin(); f != r.at("state_tensors").end(); ++f) {
+    TensorMap m;
+    for (auto t = f.value().begin(); t != f.value().end(); ++t) m[t.key()] = tensor_of(t.value());
+    save_safetensors(dir / f.key(), m, {});
+  }
+  for (const auto& f : r.at("files")) {
+    const std::string name = f.get<std::string>();
+    if (name.rfind("tokenizer/", 0) == 0) {
+      fs::create_directories(dir / "tokenizer");
+      write_file_atomic(dir / name, read_file(kData / "gemma_tokenizer" / name.substr(10)));
+    }
+  }
+  return dir;
+}
+
+class PiProcessors : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PiProcessors, SavedFilesAreLeRobots) {
+  GemmaResolver resolver;
+  const Json& r = reference().at(GetParam());
+  auto cfg = make_config(GetParam());
+  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const fs::path dir = make_temp_dir("pi_processors_save_" + GetParam());
+  save_policy_processors(dir, p);
+
+  const std::set<std::string> want = r.at("files").get<std::set<std::string>>();
+  EXPECT_EQ(files_under(dir), want);
+  EXPECT_EQ(p.normalizer_state_file(), r.at("preprocessor").at("steps")[GetParam() == "pi0" ? 6 : 3].at("state_file"));
+  expect_same_pipeline(Json::parse(read_file(dir / "policy_preprocessor.json")), r.at("preprocessor"), "preprocessor");
+  expect_same_pipeline(Json::parse(read_file(dir / "policy_postprocessor.json")), r.at("postprocessor"),
+                       "postprocessor");
+  for (auto f = r.at("state_tensors").begin(); f != r.at("state_tensors").end(); ++f) {
+    SCOPED_TRACE(f.key());
+    const TensorMap ours = load_safetensors(dir / f.key());
+    std::set<std::string> names, want_names;
+    for (const auto& kv : ours) names.insert(kv.first);
+    for (auto t = f.value().begin(); t != f.value().end(); ++t) {
+      want_names.insert(t.key());
+      if (ours.count(t.key()))
+        EXPECT_TRUE(torch::allclose(ours.at(t.key()), tensor_of(t.value()), 1e-6, 1e-6)) << t.key();
+    }
+    EXPECT_EQ(names, want_names);
+  }
+}
+
+TEST_P(PiProcessors, PreprocessingIsLeRobots) {
+  GemmaResolver resolver;
+  const Json& r = reference().at(GetParam());
+  auto cfg = make_config(GetParam());
+  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  std::vector<std::string> tasks;
+  const Batch raw = raw_batch(r, tasks);
+  const Batch out = p.preprocess(raw, tasks);
+  expect_preprocessed(out, r.at("pre"), "made");
+  EXPECT_EQ(out.at("observation.language.tokens").size(1), cfg->tokenizer_max_length);
+  EXPECT_TRUE(torch::allclose(p.postprocess_action(out.at("action")), tensor_of(r.at("post")), 1e-5, 1e-5));
+
+  // The deployment path (no action): the same tokens and normalized observations.
+  std::map<std::string, torch::Tensor> obs;
+  for (const auto& kv : raw)
+    if (kv.first != "action") obs[kv.first] = kv.second;
+  const Batch dep = observation_inputs(
+      *cfg, p, obs, tasks, torch::Device(torch::kCPU),
+      [](const std::string&, const std::string&, const PolicyFeature&, const torch::Tensor& x) { return x; },
+      [](const std::string& key) { FAIL() << "missing " << key; });
+  Json expected_obs = r.at("pre");
+  expected_obs.erase("action");
+  expect_preprocessed(dep, expected_obs, "observation_inputs");
+}
+
+TEST_P(PiProcessors, LoadsLeRobotsFiles) {
+  const Json& r = reference().at(GetParam());
+  const fs::path dir = lerobot_folder(r, GetParam());
+  const PolicyProcessors p = load_policy_processors(dir);  // no resolver: the tokenizer/ folder is used
+  ASSERT_TRUE(p.language);
+  ASSERT_TRUE(p.relative_actions);
+  EXPECT_FALSE(p.relative_actions->enabled);
+  EXPECT_EQ(p.language->prompt_step, GetParam() == "pi0" ? kPi0NewLineStep : kPi05PromptStep);
+  EXPECT_EQ(p.language->padding, "max_length");
+  std::vector<std::string> tasks;
+  const Batch out = p.preprocess(raw_batch(r, tasks), tasks);
+  expect_preprocessed(out, r.at("pre"), "loaded");
+  expect_preprocessed(out, r.at("reloaded_pre"), "loaded (LeRobot's reload)");
+  EXPECT_TRUE(torch::allclose(p.postprocess_action(out.at("action")), tensor_of(r.at("reloaded_post")), 1e-5, 1e-5));
+
+  // Saved again, they are the same files.
+  const fs::path again = make_temp_dir("pi_processors_resave_" + GetParam());
+  save_policy_processors(again, p);
+  EXPECT_EQ(files_under(again), r.at("files").get<std::set<std::string>>());
+  expect_same_pipeline(Json::parse(read_file(again / "policy_preprocessor.json")), r.at("preprocessor"), "resaved pre");
+  expect_same_pipeline(Json::parse(read_file(again / "policy_postprocessor.json")), r.at("postprocessor"),
+                       "resaved post");
+}
+
+TEST_P(PiProcessors, RoundTrip) {
+  GemmaResolver resolver;
+  const Json& r = reference().at(GetParam());
+  auto cfg = make_config(GetParam());
+  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const fs::path dir = make_temp_dir("pi_processors_rt_" + GetParam());
+  save_policy_processors(dir, p);
+  const PolicyProcessors q = load_policy_processors(dir);
+  EXPECT_EQ(q.normalizer_state_file(), p.normalizer_state_file());
+  EXPECT_EQ(q.preprocessor_steps(), p.preprocessor_steps());
+  std::vector<std::string> tasks;
+  const Batch raw = raw_batch(r, tasks);
+  const Batch a = p.preprocess(raw, tasks), b = q.preprocess(raw, tasks);
+  for (const auto& kv : a) EXPECT_TRUE(torch::equal(kv.second, b.at(kv.first))) << kv.first;
+}
+
+TEST_P(PiProcessors, RelativeActionsAreRefused) {
+  GemmaResolver resolver;
+  auto cfg = make_config(GetParam());
+  cfg->use_relative_actions = true;
+  try {
+    make_policy_processors(*cfg, make_stats(), "cpu");
+    FAIL() << "use_relative_actions=true was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_NE(std::string(e.what()).find("policy.use_relative_actions"), std::string::npos) << e.what();
+  }
+  Json r = reference().at(GetParam());
+  for (auto& s : r["preprocessor"]["steps"])
+    if (s.at("registry_name") == "relative_actions_processor") s["config"]["enabled"] = true;
+  const fs::path dir = lerobot_folder(r, "relative_" + GetParam());
+  EXPECT_THROW(load_policy_processors(dir), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pi, PiProcessors, ::testing::Values("pi0", "pi05"),
+                         [](const auto& info) { return info.param; });
+
+// π0.5 builds its prompt from the normalized state: the same raw batch with another state
+// normalization gives other tokens, π0's do not depend on the state.
+TEST(PiProcessorsOrder, Pi05PromptReadsTheNormalizedState) {
+  GemmaResolver resolver;
+  const Json& r = reference().at("pi05");
+  auto cfg = make_config("pi05");
+  Stats shifted = make_stats();
+  shifted["observation.state"]["q01"] = shifted["observation.state"]["q01"] - 5.0;
+  shifted["observation.state"]["q99"] = shifted["observation.state"]["q99"] + 5.0;
+  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const PolicyProcessors q = make_policy_processors(*cfg, shifted, "cpu");
+  std::vector<std::string> tasks;
+  const Batch raw = raw_batch(r, tasks);
+  const auto prompts = q.language->prompts(tasks, q.normalizer.normalize(raw));
+  EXPECT_FALSE(torch::equal(p.preprocess(raw, tasks).at("observation.language.tokens"),
+                            q.preprocess(raw, tasks).at("observation.language.tokens")))
+      << prompts[0];
+  EXPECT_EQ(prompts[0].rfind("Task: pick up the red cube, State: ", 0), 0u) << prompts[0];
+}
+
+}  // namespace
+}  // namespace lerobot
