@@ -7,12 +7,16 @@
 #include <iostream>
 #include <sstream>
 
+#include <torch/cuda.h>
+
 #include "commands.h"
+#include "estimate_pi.h"
 #include "lerobot/common/device.h"
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/datasets/dataset_metadata.h"
+#include "lerobot/policies/pi_config_base.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_logging.h"
 #include "lerobot/train/trainer.h"
@@ -38,17 +42,24 @@ estimate flags:
   --epochs=<float>        passes over the dataset (default: 1)
   --measure_steps=<int>   steps timed after as many warm-up steps, or after the first epoch's
                           smaller last batch when it comes within 2K steps (default: 10)
+  --cameras=<int>         pi0/pi05: cameras to size the prefix for (default: the dataset's, else 3)
+
+For --policy.type=pi0 or pi05 it first prints the model's parameters by part and the memory per
+process (weights, gradients, AdamW state, activations with and without gradient_checkpointing,
+float32 and bfloat16), computed without building the model; the dataset is then optional, and a
+step is timed only on a GPU.
 )";
 
 struct EstimateFlags {
   int num_gpus = 1;
   double epochs = 1.0;
   int measure_steps = 10;
+  int cameras = 0;  // π0/π0.5 without a dataset: cameras to size for (0: the dataset's, else 3)
 };
 
 EstimateFlags take_estimate_flags(Args& args) {
   EstimateFlags f;
-  for (const auto& [name, value] : take_named_flags(args, {"num_gpus", "epochs", "measure_steps"})) {
+  for (const auto& [name, value] : take_named_flags(args, {"num_gpus", "epochs", "measure_steps", "cameras"})) {
     const std::string key = "--" + name;
     auto number = [&](double lo) {
       try {
@@ -60,6 +71,7 @@ EstimateFlags take_estimate_flags(Args& args) {
       throw_usage("bad value '" + value + "' for " + key, key, "give a number >= " + std::to_string(static_cast<int>(lo)));
     };
     if (name == "num_gpus") f.num_gpus = static_cast<int>(number(1));
+    else if (name == "cameras") f.cameras = static_cast<int>(number(1));
     else if (name == "epochs") f.epochs = number(0);
     else f.measure_steps = static_cast<int>(number(1));
   }
@@ -121,6 +133,19 @@ int estimate_main(const Args& input) {
   Args args = input;
   const EstimateFlags ef = take_estimate_flags(args);
   TrainPipelineConfig cfg = parse_train_config(args);
+  if (const auto* pi = cfg.policy.as<PiConfigBase>()) {
+    int64_t cameras = ef.cameras;
+    if (cameras == 0 && cfg.dataset.root)
+      cameras = static_cast<int64_t>(load_dataset_metadata(*cfg.dataset.root).camera_keys().size()) + pi->empty_cameras;
+    if (cameras == 0) cameras = 3;
+    print_pi_estimate(*pi, cfg.batch_size, cameras);
+    if (!torch::cuda::is_available() || !cfg.dataset.root) {
+      std::printf("not timed: %s\n", torch::cuda::is_available()
+                                           ? "pass --dataset.root to time training steps on this GPU"
+                                           : "this host has no GPU, and a step of the full-size model is not timed on a CPU");
+      return 0;
+    }
+  }
   if (!cfg.dataset.root)
     throw_usage("estimate needs a dataset", "--dataset.root", "pass --dataset.root=DIR (a LeRobot dataset)");
   const int64_t frames = dataset_frames(cfg.dataset);

@@ -175,9 +175,9 @@ TEST(FirstHour, EvalValidateAndStatsShowProgressWithRateAndEta) {
 // not as an unknown word; a misspelt one still gets the nearest type.
 TEST(FirstHour, LeRobotsPolicyTypesWeLackAreRefusedByName) {
   std::string out;
-  EXPECT_EQ(run_cli("train --policy.type=pi05 --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;
-  EXPECT_NE(out.find("'pi05' is LeRobot's, but lerobot.cpp does not have it"), std::string::npos) << out;
-  EXPECT_NE(out.find("#39"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("train --policy.type=pi0_fast --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;
+  EXPECT_NE(out.find("'pi0_fast' is LeRobot's, but lerobot.cpp does not have it"), std::string::npos) << out;
+  EXPECT_NE(out.find("FAST"), std::string::npos) << out;
   EXPECT_EQ(run_cli("train --policy.type=groot --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;
   EXPECT_NE(out.find("'groot' is LeRobot's"), std::string::npos) << out;
   EXPECT_EQ(run_cli("train --policy.type=smolvlaa --dataset.root=" + reach2d_dataset().string(), &out), 2) << out;

@@ -8,6 +8,7 @@
 #include "lerobot/policies/act/modeling_act.h"
 #include "lerobot/policies/diffusion/modeling_diffusion.h"
 #include "lerobot/policies/model_folder.h"
+#include "lerobot/policies/pi/modeling_pi.h"
 #include "lerobot/policies/smolvla/modeling_smolvla.h"
 #include "lerobot/policies/vqbet/modeling_vqbet.h"
 
@@ -44,6 +45,16 @@ void ensure_builtin_factories() {
       return std::make_shared<SmolVLAPolicy>(
           *smolvla, resolve_model_folder(smolvla->vlm_model_name, files, "policy.vlm_model_name"),
           o.load_pretrained_backbone);
+    });
+    factories().emplace("pi0", [](const PolicyConfig& c, const PolicyBuildOptions&) -> PolicyPtr {
+      const auto* pi0 = dynamic_cast<const PI0Config*>(&c);
+      if (pi0 == nullptr) throw_usage("config of type '" + c.type() + "' is not a PI0Config", "policy.type");
+      return std::make_shared<PiPolicy>(*pi0);
+    });
+    factories().emplace("pi05", [](const PolicyConfig& c, const PolicyBuildOptions&) -> PolicyPtr {
+      const auto* pi05 = dynamic_cast<const PI05Config*>(&c);
+      if (pi05 == nullptr) throw_usage("config of type '" + c.type() + "' is not a PI05Config", "policy.type");
+      return std::make_shared<PiPolicy>(*pi05);
     });
   });
 }

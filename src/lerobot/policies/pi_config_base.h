@@ -2,7 +2,7 @@
 // common: the PaliGemma + action-expert sizes, flow matching, relative actions, RTC, images,
 // fine-tuning switches and the AdamW / cosine-decay presets. The two configs declare the same
 // fields in different places, so each group is its own visit helper and each config calls them
-// in LeRobot's order. Not registered as a --policy.type until the π0 models exist.
+// in LeRobot's order. The models are policies/pi/ (--policy.type=pi0, pi05).
 #pragma once
 
 #include "lerobot/common/config/json.h"

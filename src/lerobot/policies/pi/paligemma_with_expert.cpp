@@ -1,7 +1,9 @@
 // PaliGemma with the action expert (see paligemma_with_expert.h).
 #include "lerobot/policies/pi/paligemma_with_expert.h"
 
+#include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
 #include "lerobot/policies/linear.h"
 #include "lerobot/policies/pi_config_base.h"
 #include "lerobot/policies/vlm/activation_checkpoint.h"
@@ -43,6 +45,40 @@ torch::Tensor finish_layer(GemmaDecoderLayerImpl& layer, const torch::Tensor& at
 
 }  // namespace
 
+namespace {
+
+// LEROBOT_PI_ARCH: a JSON file of smaller sizes for the same model, so that the command-line
+// tests can train π0/π0.5 on a CPU in seconds: {"vocab_size", "vision": {hidden_size,
+// intermediate_size, num_hidden_layers, num_attention_heads, patch_size}, "gemma": {"gemma_2b":
+// {width, depth, mlp_dim, num_heads, num_kv_heads, head_dim}, "gemma_300m": {...}}}.
+void apply_arch_override(PaliGemmaArch& a, const PiConfigBase& config) {
+  const char* path = std::getenv("LEROBOT_PI_ARCH");
+  if (path == nullptr || *path == '\0') return;
+  Json j;
+  try {
+    j = load_json_or_yaml(path);
+    const auto& v = j.at("vision");
+    a.vision.hidden_size = v.at("hidden_size"), a.vision.intermediate_size = v.at("intermediate_size");
+    a.vision.num_hidden_layers = v.at("num_hidden_layers"), a.vision.num_attention_heads = v.at("num_attention_heads");
+    a.vision.patch_size = v.at("patch_size");
+    auto gemma = [&](const std::string& variant, GemmaArch& g) {
+      const auto& x = j.at("gemma").at(variant);
+      g.width = x.at("width"), g.depth = x.at("depth"), g.mlp_dim = x.at("mlp_dim");
+      g.num_heads = x.at("num_heads"), g.num_kv_heads = x.at("num_kv_heads"), g.head_dim = x.at("head_dim");
+      g.vocab_size = j.at("vocab_size");
+    };
+    gemma(config.paligemma_variant, a.text);
+    gemma(config.action_expert_variant, a.expert);
+  } catch (const Json::exception& e) {
+    throw_usage(std::string("bad model sizes file: ") + e.what(), std::string("LEROBOT_PI_ARCH=") + path,
+                "unset it for the real sizes, or see paligemma_with_expert.cpp for its keys");
+  }
+  LOG_WARNING << "LEROBOT_PI_ARCH=" << path << ": building " << config.type()
+              << " at the sizes it gives, not LeRobot's (a testing aid)";
+}
+
+}  // namespace
+
 PaliGemmaArch paligemma_arch(const PiConfigBase& config) {
   PaliGemmaArch a;
   a.vision.hidden_size = 1152;
@@ -56,6 +92,7 @@ PaliGemmaArch paligemma_arch(const PiConfigBase& config) {
   a.vision.norms_first = true;
   a.text = gemma_variant(config.paligemma_variant, "policy.paligemma_variant");
   a.expert = gemma_variant(config.action_expert_variant, "policy.action_expert_variant");
+  apply_arch_override(a, config);
   return a;
 }
 
@@ -122,7 +159,8 @@ torch::Tensor PaliGemmaWithExpertImpl::forward_joint(const torch::Tensor& prefix
   const int64_t depth = static_cast<int64_t>(language_model->layers.size());
   for (int64_t i = 0; i < depth; ++i) {
     const bool last = i + 1 == depth;
-    auto run = [this, i, &blocked, &rope, last](const std::vector<torch::Tensor>& in) {
+    // By value: a checkpointed layer runs again in the backward pass, after this frame is gone.
+    auto run = [this, i, blocked, rope, last](const std::vector<torch::Tensor>& in) {
       return joint_layer(i, {in[0], in[1]}, blocked, rope, in.size() > 2 ? in[2] : torch::Tensor(), last);
     };
     std::vector<torch::Tensor> in = {x[0], x[1]};

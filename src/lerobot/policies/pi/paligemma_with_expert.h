@@ -63,7 +63,11 @@ class PaliGemmaWithExpertImpl : public torch::nn::Module {
   // LeRobot's _set_requires_grad: a frozen vision tower, or the whole of PaliGemma.
   void set_trainable(bool freeze_vision_encoder, bool train_expert_only);
   // Recompute each layer pair in the backward pass instead of keeping its activations.
-  void set_gradient_checkpointing(bool on) { checkpointing_ = on; }
+  // The vision tower's layers too, as LeRobot's gradient_checkpointing_enable does.
+  void set_gradient_checkpointing(bool on) {
+    checkpointing_ = on;
+    vision->set_gradient_checkpointing(on);
+  }
   bool gradient_checkpointing() const { return checkpointing_; }
 
   torch::ScalarType compute_dtype() const;  // the dtype of the language model's layers

@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/vlm/activation_checkpoint.h"
 
 namespace lerobot {
 namespace {
@@ -57,8 +58,15 @@ PiFlowMatchingImpl::Embedded PiFlowMatchingImpl::embed_prefix(const PiInputs& in
   std::vector<torch::Tensor> embs, pads;
   int64_t length = 0;
   const int64_t b = in.tokens.size(0);
+  auto& pwe = *paligemma_with_expert;
+  // LeRobot's gradient checkpointing recomputes the vision tower and projector too (when they train).
+  const bool recompute_vision = pwe.gradient_checkpointing() && is_training() && torch::GradMode::is_enabled() &&
+                                pwe.projector->weight.requires_grad();
   for (size_t i = 0; i < in.images.size(); ++i) {
-    auto img = paligemma_with_expert->embed_image(in.images[i]);
+    auto img = recompute_vision
+                   ? recompute_in_backward([&pwe](const std::vector<torch::Tensor>& x) { return std::vector<torch::Tensor>{pwe.embed_image(x[0])}; },
+                                           {in.images[i]})[0]
+                   : pwe.embed_image(in.images[i]);
     embs.push_back(img);
     pads.push_back(in.image_masks[i].unsqueeze(1).expand({b, img.size(1)}));
     length += img.size(1);

@@ -1,6 +1,8 @@
 // π0 / π0.5 sizes without building them (see pi_sizing.h).
 #include "lerobot/policies/pi/pi_sizing.h"
 
+#include <algorithm>
+
 namespace lerobot {
 namespace {
 
@@ -21,7 +23,72 @@ int64_t gemma_layer_matrices(const GemmaArch& g) {
 
 int64_t norm_parameters(int64_t width, int64_t cond_dim) { return cond_dim > 0 ? linear(cond_dim, 3 * width) : width; }
 
+// Bytes one decoder stream's part of a layer keeps: two RMS norms (a float32 copy of the input
+// in bfloat16, the float32 normed values, the output), the layer input and the attention residual,
+// its q/k/v projections, the o_proj input and the gated MLP's four intermediates; with adaRMS
+// also the two gated branches. `attention_only`: the last layer's prefix, whose output nothing
+// reads, stops after q/k/v.
+int64_t stream_bytes(const GemmaArch& g, int64_t n, int64_t e, bool adaptive, bool attention_only = false) {
+  const int64_t norm = ((e == 4 ? 0 : 4) + 4 + e) * n * g.width;
+  const int64_t qkv = (g.num_heads + 2 * g.num_kv_heads) * g.head_dim * e * n;
+  if (attention_only) return norm + e * n * g.width + qkv;
+  const int64_t residuals = 2 * e * n * g.width;
+  const int64_t o_in = g.num_heads * g.head_dim * e * n;
+  const int64_t mlp = 4 * e * n * g.mlp_dim;
+  const int64_t gated = adaptive ? 2 * e * n * g.width : 0;
+  return 2 * norm + residuals + qkv + o_in + mlp + gated;
+}
+
+// The joint attention over all L tokens: the concatenated q/k/v, the rotary halves and results,
+// the repeated keys and values, the float32 probabilities and their cast.
+int64_t joint_attention_bytes(const GemmaArch& g, int64_t l, int64_t e) {
+  const int64_t h = g.num_heads, kv = g.num_kv_heads, d = g.head_dim;
+  const int64_t cat = (h + 2 * kv) * d * e * l;
+  const int64_t rope = 2 * (h + kv) * d * e * l;
+  const int64_t repeated = 2 * h * d * e * l;
+  const int64_t probs = (4 + (e == 4 ? 0 : e)) * h * l * l;
+  return cat + rope + repeated + probs;
+}
+
+// One SigLIP layer per image, float32: its input, both LayerNorms' outputs, q/k/v, the attention
+// output and its residual, the MLP's two intermediates; plus the explicit attention's
+// probabilities where there is no fused kernel (LibTorch 1.13).
+int64_t vision_layer_bytes(const VisionTransformerArch& v, bool fused_attention) {
+  const int64_t n = v.patches_per_side() * v.patches_per_side(), h = v.hidden_size;
+  const int64_t scores = fused_attention ? 0 : 4 * v.num_attention_heads * n * n;
+  return 4 * n * (8 * h + 2 * v.intermediate_size) + scores;
+}
+
 }  // namespace
+
+PiActivations pi_activation_bytes(const PaliGemmaArch& a, bool pi05, const std::string& dtype, bool checkpointing,
+                                  int64_t cameras, int64_t prefix_tokens, int64_t suffix_tokens, bool vision_trains,
+                                  bool fused_vision_attention) {
+  const int64_t e = dtype == "bfloat16" ? 2 : 4;
+  const int64_t n_img = a.vision.patches_per_side() * a.vision.patches_per_side();
+  const int64_t l = prefix_tokens + suffix_tokens;
+  const int64_t attention = joint_attention_bytes(a.text, l, e);
+  const int64_t suffix = stream_bytes(a.expert, suffix_tokens, e, pi05);
+  const int64_t layer = stream_bytes(a.text, prefix_tokens, e, false) + suffix + attention;
+  const int64_t last_layer = stream_bytes(a.text, prefix_tokens, e, false, true) + suffix + attention;
+  const int64_t vision_layer = vision_trains ? vision_layer_bytes(a.vision, fused_vision_attention) : 0;
+  const int64_t images = cameras * 3 * a.vision.image_size * a.vision.image_size * 4;  // float32, kept either way
+  const int64_t image_out = cameras * 4 * n_img * a.text.width;  // the projected image embeddings, float32
+  PiActivations act;
+  if (!checkpointing) {
+    act.after_forward = (a.text.depth - 1) * layer + last_layer + cameras * a.vision.num_hidden_layers * vision_layer +
+                        image_out + images;
+    act.peak = act.after_forward;
+    return act;
+  }
+  // Kept: each layer pair's inputs, the mask, the images and their embeddings.
+  const int64_t inputs = e * (prefix_tokens * a.text.width + suffix_tokens * a.expert.width);
+  act.after_forward = a.text.depth * inputs + l * l + image_out + images;
+  const int64_t vision_recompute =
+      vision_trains ? a.vision.num_hidden_layers * 4 * n_img * a.vision.hidden_size + vision_layer : 0;
+  act.peak = std::max(act.after_forward + layer, image_out + images + vision_recompute);
+  return act;
+}
 
 int64_t PiSize::parameters() const {
   int64_t n = 0;

@@ -31,6 +31,20 @@ struct PiSize {
   int64_t optimizer_bytes(const std::string& dtype) const;
 };
 
+// The activation bytes a training step of this implementation holds, per sample, counted tensor by
+// tensor from its forward (the prefix of `prefix_tokens`, the suffix of `suffix_tokens`, `cameras`
+// images through the vision tower; LibTorch 2.x's fused attention in the vision tower) and checked
+// against the heap it holds at tiny sizes (PiSizing.*). With gradient checkpointing the forward
+// keeps each layer pair's inputs and the image embeddings; the backward then recomputes one layer
+// pair at a time, or one camera's vision tower layer by layer.
+struct PiActivations {
+  int64_t after_forward = 0;  // held from the end of the forward into the backward
+  int64_t peak = 0;           // the most held at once during the backward's recomputation
+};
+PiActivations pi_activation_bytes(const PaliGemmaArch& arch, bool pi05, const std::string& dtype, bool checkpointing,
+                                  int64_t cameras, int64_t prefix_tokens, int64_t suffix_tokens, bool vision_trains,
+                                  bool fused_vision_attention = true);
+
 // `pi05`: π0.5's adaRMS expert and time MLP instead of π0's state token and action-time MLP.
 PiSize pi_size(const PaliGemmaArch& arch, bool pi05, int64_t max_state_dim, int64_t max_action_dim,
                bool freeze_vision_encoder, bool train_expert_only);

@@ -1,6 +1,5 @@
 // PI0Config: every field and default of LeRobot's π0 config (policies/pi0/configuration_pi0.py),
-// in its order; the fields it shares with π0.5 live in PiConfigBase. Not a --policy.type yet
-// (no model): tests build it directly.
+// in its order; the fields it shares with π0.5 live in PiConfigBase. --policy.type=pi0.
 #pragma once
 
 #include "lerobot/policies/pi_config_base.h"

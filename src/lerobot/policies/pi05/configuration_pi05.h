@@ -1,7 +1,7 @@
 // PI05Config: every field and default of LeRobot's π0.5 config (policies/pi05/configuration_pi05.py),
 // in its order: PiConfigBase's fields (tokenizer_max_length 200, QUANTILES for state and action)
-// plus MEM observation memory and trained RTC. Not a --policy.type yet (no model): tests build it
-// directly.
+// plus MEM observation memory and trained RTC (both refused by the model for now).
+// --policy.type=pi05.
 #pragma once
 
 #include "lerobot/policies/pi_config_base.h"

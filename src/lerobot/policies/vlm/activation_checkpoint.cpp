@@ -39,6 +39,7 @@ struct RecomputeBackward : public torch::autograd::Node {
 }  // namespace
 
 std::vector<torch::Tensor> recompute_in_backward(const RecomputedFn& fn, const std::vector<torch::Tensor>& inputs) {
+  if (!torch::GradMode::is_enabled()) return fn(inputs);  // nested inside another recomputed piece's forward
   std::vector<torch::Tensor> outs;
   {
     torch::NoGradGuard no_grad;

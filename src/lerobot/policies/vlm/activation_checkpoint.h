@@ -13,6 +13,7 @@ namespace lerobot {
 
 using RecomputedFn = std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>& inputs)>;
 
+// With gradients off (inside another recomputed piece's first run) this is fn(inputs). Otherwise
 // fn(inputs) computed under no_grad; its defined outputs carry one autograd node that recomputes
 // fn and returns the gradients of the inputs that required them. Outputs may be undefined (they
 // are then skipped). fn must compute the same thing when called again.

@@ -5,6 +5,7 @@
 
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/vlm/activation_checkpoint.h"
 
 namespace lerobot {
 namespace {
@@ -80,30 +81,39 @@ torch::Tensor VisionTransformerImpl::position_ids(int64_t patches_h, int64_t pat
   return cached_positions_;
 }
 
+torch::Tensor VisionTransformerImpl::run_layer(Layer& l, const torch::Tensor& input) {
+  const int64_t b = input.size(0);
+  const int64_t heads = arch_.num_attention_heads, d = arch_.hidden_size, hd = d / heads;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  auto h = l.ln1->forward(input);
+  auto split = [&](const torch::nn::Linear& p) { return linear(p, h).view({b, -1, heads, hd}).transpose(1, 2); };
+  auto q = split(l.q), k = split(l.k), v = split(l.v);
+  torch::Tensor a;
+  if constexpr (compat::kHasFusedAttention) {
+    a = compat::fused_attention(q, k, v, torch::Tensor(), 0.0);
+  } else {
+    auto w = torch::matmul(q, k.transpose(2, 3)) * scale;
+    a = torch::matmul(torch::softmax(w, -1, torch::kFloat).to(q.scalar_type()), v);
+  }
+  a = a.transpose(1, 2).reshape({b, -1, d});
+  auto x = input + linear(l.out, a);
+  h = l.ln2->forward(x);
+  h = linear(l.fc1, h);
+  h = arch_.hidden_act == "gelu" ? F::gelu(h) : F::gelu(h, F::GELUFuncOptions().approximate("tanh"));
+  return x + linear(l.fc2, h);
+}
+
 torch::Tensor VisionTransformerImpl::forward(const torch::Tensor& pixels) {
-  const int64_t b = pixels.size(0);
   auto x = patch_embedding_->forward(pixels).flatten(2).transpose(1, 2);  // (B, P, D)
   const auto pos = position_ids(pixels.size(2) / arch_.patch_size, pixels.size(3) / arch_.patch_size, x.device());
   x = x + position_embedding_->forward(pos).unsqueeze(0);
-  const int64_t heads = arch_.num_attention_heads, d = arch_.hidden_size, hd = d / heads;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  const bool recompute = checkpointing_ && is_training() && torch::GradMode::is_enabled();
   for (auto& l : layers_) {
-    auto h = l.ln1->forward(x);
-    auto split = [&](const torch::nn::Linear& p) { return linear(p, h).view({b, -1, heads, hd}).transpose(1, 2); };
-    auto q = split(l.q), k = split(l.k), v = split(l.v);
-    torch::Tensor a;
-    if constexpr (compat::kHasFusedAttention) {
-      a = compat::fused_attention(q, k, v, torch::Tensor(), 0.0);
-    } else {
-      auto w = torch::matmul(q, k.transpose(2, 3)) * scale;
-      a = torch::matmul(torch::softmax(w, -1, torch::kFloat).to(q.scalar_type()), v);
-    }
-    a = a.transpose(1, 2).reshape({b, -1, d});
-    x = x + linear(l.out, a);
-    h = l.ln2->forward(x);
-    h = linear(l.fc1, h);
-    h = arch_.hidden_act == "gelu" ? F::gelu(h) : F::gelu(h, F::GELUFuncOptions().approximate("tanh"));
-    x = x + linear(l.fc2, h);
+    if (recompute)
+      x = recompute_in_backward([this, &l](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{run_layer(l, in[0])}; },
+                                {x})[0];
+    else
+      x = run_layer(l, x);
   }
   return post_layernorm_->forward(x);
 }

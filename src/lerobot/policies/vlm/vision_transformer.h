@@ -16,6 +16,9 @@ class VisionTransformerImpl : public torch::nn::Module {
  public:
   explicit VisionTransformerImpl(const VisionTransformerArch& a);
   torch::Tensor forward(const torch::Tensor& pixels);
+  // Recompute each encoder layer in the backward pass (transformers' gradient checkpointing of
+  // the SigLIP encoder) instead of keeping its activations.
+  void set_gradient_checkpointing(bool on) { checkpointing_ = on; }
 
  private:
   torch::Tensor position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device);
@@ -27,6 +30,8 @@ class VisionTransformerImpl : public torch::nn::Module {
     torch::nn::LayerNorm ln1, ln2;
   };
   std::vector<Layer> layers_;
+  torch::Tensor run_layer(Layer& l, const torch::Tensor& x);
+  bool checkpointing_ = false;
   torch::nn::LayerNorm post_layernorm_{nullptr};
   torch::Tensor cached_positions_;  // (patches,) int64 for the last size seen
   int64_t cached_h_ = -1, cached_w_ = -1;
