@@ -15,20 +15,21 @@
 #include <algorithm>
 
 #include "lerobot/policies/pi/modeling_pi.h"
+#include "pi_test_helpers.h"
 #include "reference_helpers.h"
 
 namespace lerobot {
 namespace {
 
 using testing::expect_close;
-using testing::formula_tensor;
 using testing::reference_json;
 
-std::string reference_name(std::string name) {
-  const std::string level = "vision_tower.vision_model.";
-  if (auto at = name.find(level); at != std::string::npos) name.replace(at, level.size(), "vision_tower.");
-  return name;
-}
+std::string reference_name(const std::string& name) { return testing::pi_reference_name(name); }
+std::unique_ptr<PiPolicy> make_policy(const Json& layout) { return testing::make_pi_policy(layout); }
+void fill(PiPolicy& policy) { testing::pi_fill(policy); }
+Batch make_batch(const Json& layout) { return testing::pi_batch(layout["config"]["tiny"]); }
+torch::Tensor noise() { return testing::formula_tensor(300, {2, 4, 8}, 1.0); }
+torch::Tensor flow_time() { return torch::tensor({0.3, 0.85}, torch::kFloat); }
 
 torch::ScalarType dtype_of(const std::string& name) {
   if (name == "float32") return torch::kFloat;
@@ -37,99 +38,6 @@ torch::ScalarType dtype_of(const std::string& name) {
   ADD_FAILURE() << "dtype " << name;
   return torch::kDouble;
 }
-
-GemmaArch tiny_gemma(const Json& g, int64_t vocab) {
-  GemmaArch a;
-  a.width = g["width"], a.depth = g["depth"], a.mlp_dim = g["mlp_dim"];
-  a.num_heads = g["num_heads"], a.num_kv_heads = g["num_kv_heads"], a.head_dim = g["head_dim"];
-  a.vocab_size = vocab;
-  return a;
-}
-
-PaliGemmaArch tiny_arch(const Json& tiny) {
-  PaliGemmaArch a;
-  const auto& v = tiny["vision"];
-  a.vision.hidden_size = v["hidden_size"], a.vision.intermediate_size = v["intermediate_size"];
-  a.vision.num_hidden_layers = v["num_hidden_layers"], a.vision.num_attention_heads = v["num_attention_heads"];
-  a.vision.patch_size = v["patch_size"], a.vision.image_size = v["image_size"];
-  a.vision.norms_first = true;
-  const int64_t vocab = tiny["vocab_size"];
-  a.text = tiny_gemma(tiny["gemma"]["gemma_2b"], vocab);
-  a.expert = tiny_gemma(tiny["gemma"]["gemma_300m"], vocab);
-  return a;
-}
-
-void configure(PiConfigBase& c, const Json& tiny) {
-  c.image_resolution = tiny["image_resolution"].get<std::vector<int64_t>>();
-  c.chunk_size = tiny["chunk_size"], c.n_action_steps = tiny["n_action_steps"];
-  c.max_state_dim = tiny["max_state_dim"], c.max_action_dim = tiny["max_action_dim"];
-  c.tokenizer_max_length = tiny["tokenizer_max_length"], c.num_inference_steps = tiny["num_inference_steps"];
-  c.device = "cpu";
-  c.dtype = tiny["dtype"];
-  if (tiny.contains("empty_cameras")) c.empty_cameras = tiny["empty_cameras"];
-  if (tiny.contains("freeze_vision_encoder")) c.freeze_vision_encoder = tiny["freeze_vision_encoder"];
-  if (tiny.contains("train_expert_only")) c.train_expert_only = tiny["train_expert_only"];
-  for (const auto& [cam, shape] : tiny["cameras"].items()) {
-    c.input_features[cam] = {"VISUAL", shape.get<std::vector<int64_t>>()};
-    c.input_feature_order.push_back(cam);
-  }
-  c.input_features["observation.state"] = {"STATE", {tiny["state_dim"].get<int64_t>()}};
-  c.input_feature_order.push_back("observation.state");
-  c.output_features["action"] = {"ACTION", {tiny["action_dim"].get<int64_t>()}};
-}
-
-std::unique_ptr<PiPolicy> make_policy(const Json& layout) {
-  const auto& tiny = layout["config"]["tiny"];
-  const auto arch = tiny_arch(tiny);
-  if (layout["kind"] == "pi0") {
-    PI0Config c;
-    configure(c, tiny);
-    return std::make_unique<PiPolicy>(c, arch);
-  }
-  PI05Config c;
-  configure(c, tiny);
-  return std::make_unique<PiPolicy>(c, arch);
-}
-
-// The script's fill(): over LeRobot's state-dict names sorted (k counts every entry), 0.1 · formula
-// (0.5 for q_proj / k_proj weights), plus 1 for a 1-D weight; rounded to each tensor's dtype.
-void fill(PiPolicy& policy) {
-  std::vector<std::pair<std::string, torch::Tensor>> named;
-  for (const auto& [name, t] : policy.state_dict()) named.emplace_back(reference_name(name), t);
-  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  torch::NoGradGuard no_grad;
-  for (size_t k = 0; k < named.size(); ++k) {
-    const auto& [name, t] = named[k];
-    if (!t.is_floating_point()) continue;
-    auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
-    const double offset = ends("weight") && t.dim() == 1 ? 1.0 : 0.0;
-    const double scale = ends("q_proj.weight") || ends("k_proj.weight") ? 0.5 : 0.1;
-    t.copy_(formula_tensor(static_cast<int64_t>(k), t.sizes().vec(), scale, offset));
-  }
-}
-
-Batch make_batch(const Json& layout) {
-  const auto& tiny = layout["config"]["tiny"];
-  const int64_t b = tiny["batch"], state = tiny["state_dim"], action = tiny["action_dim"];
-  Batch batch;
-  int64_t c = 0;
-  for (const auto& [cam, shape] : tiny["cameras"].items()) {
-    std::vector<int64_t> s = {b};
-    for (auto d : shape) s.push_back(d.get<int64_t>());
-    batch[cam] = formula_tensor(100 + c++, s, 0.5, 0.5);
-  }
-  batch["observation.state"] = formula_tensor(200, {b, state}, 1.0);
-  batch["action"] = formula_tensor(201, {b, 4, action}, 1.0);
-  auto tokens = torch::tensor({2, 17, 301, 45, 9, 0, 2, 88, 7, 0, 0, 0}, torch::kLong).view({2, 6});
-  auto mask = tokens.ne(0);
-  mask.select(1, 0).fill_(true);
-  batch["observation.language.tokens"] = tokens;
-  batch["observation.language.attention_mask"] = mask;
-  return batch;
-}
-
-torch::Tensor noise() { return formula_tensor(300, {2, 4, 8}, 1.0); }
-torch::Tensor flow_time() { return torch::tensor({0.3, 0.85}, torch::kFloat); }
 
 class PiReference : public ::testing::TestWithParam<std::string> {
  protected:
