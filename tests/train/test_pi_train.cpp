@@ -1,0 +1,188 @@
+// π0 and π0.5 through the command line at small sizes (LEROBOT_PI_ARCH: the same model with
+// narrow, 2-layer widths) on the generated reach2d dataset, PaliGemma's tokenizer name resolved
+// from a Hugging Face cache holding the reduced Gemma tokenizer kept in tests/policies/data: the
+// checkpoint has LeRobot's files and processor steps, every parameter LeRobot trains moves, a
+// resumed run ends bit-identical, `eval` runs the env with its task text, `infer` and the
+// deployment API act, and the task text reaches the policy.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+
+#include "lerobot/common/fs.h"
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/inference.h"
+#include "train_test_helpers.h"
+
+namespace lerobot {
+namespace {
+
+using testing::run_train;
+using testing::train_scratch;
+
+// HF_HOME with google/paligemma-3b-pt-224's tokenizer files (the reduced Gemma tokenizer), offline,
+// and LEROBOT_PI_ARCH's small sizes, for the lifetime of the guard.
+class PiEnv {
+ public:
+  PiEnv() {
+    const fs::path root = train_scratch() / "pi_env";
+    const fs::path snap = root / "hf/hub/models--google--paligemma-3b-pt-224/snapshots/0123456789abcdef0123456789abcdef01234567";
+    if (!fs::exists(snap / "tokenizer.json")) {
+      fs::create_directories(snap);
+      const fs::path src = fs::path(LEROBOT_SOURCE_DIR) / "tests/policies/data/gemma_tokenizer";
+      for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(src / f, snap / f);
+      fs::create_directories(root / "hf/hub/models--google--paligemma-3b-pt-224/refs");
+      write_file_atomic(root / "hf/hub/models--google--paligemma-3b-pt-224/refs/main",
+                        "0123456789abcdef0123456789abcdef01234567");
+      // The reduced tokenizer keeps Gemma's ids (up to 247977): the full 257,152-row vocabulary.
+      write_file_atomic(root / "arch.json", R"({"vocab_size": 257152,
+        "vision": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "patch_size": 8},
+        "gemma": {"gemma_2b": {"width": 32, "depth": 2, "mlp_dim": 64, "num_heads": 8, "num_kv_heads": 1, "head_dim": 8},
+                  "gemma_300m": {"width": 16, "depth": 2, "mlp_dim": 32, "num_heads": 8, "num_kv_heads": 1, "head_dim": 8}}})");
+    }
+    set("HF_HOME", (root / "hf").string());
+    set("HF_HUB_OFFLINE", "1");
+    set("LEROBOT_PI_ARCH", (root / "arch.json").string());
+  }
+  ~PiEnv() {
+    for (const auto& [name, old] : saved_)
+      if (old) ::setenv(name.c_str(), old->c_str(), 1);
+      else ::unsetenv(name.c_str());
+  }
+
+ private:
+  void set(const std::string& name, const std::string& value) {
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+std::vector<std::string> tiny_pi_run(const std::string& type, const fs::path& out, int64_t steps,
+                                     std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {
+      "--policy.type=" + type, "--dataset.root=" + testing::reach2d_dataset().string(), "--policy.chunk_size=4",
+      "--policy.n_action_steps=4", "--policy.max_state_dim=8", "--policy.max_action_dim=8",
+      "--policy.image_resolution=[32,32]", "--policy.tokenizer_max_length=24", "--policy.num_inference_steps=2",
+      "--batch_size=4", "--steps=" + std::to_string(steps), "--log_freq=1", "--num_workers=0", "--seed=7",
+      "--output_dir=" + out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::vector<std::string> step_names(const fs::path& file) {
+  std::ifstream in(file);
+  const Json j = Json::parse(in);
+  std::vector<std::string> names;
+  for (const auto& s : j["steps"]) names.push_back(s["registry_name"]);
+  return names;
+}
+
+class PiTrain : public ::testing::TestWithParam<std::string> {
+ protected:
+  PiEnv env_;
+};
+
+TEST_P(PiTrain, TheCheckpointIsLeRobotsAndWhatLeRobotTrainsMoves) {
+  const fs::path out = train_scratch() / (GetParam() + "_layout");
+  run_train(tiny_pi_run(GetParam(), out, 3, {"--save_freq=1"}));
+  const auto w1 = testing::checkpoint_weights(out, 1), w3 = testing::checkpoint_weights(out, 3);
+  std::vector<std::string> still;
+  for (const auto& [k, v] : w1)
+    if (torch::equal(v, w3.at(k))) still.push_back(k);
+  // What gets no gradient in LeRobot's model too: the two lm_heads, the language model's final
+  // norm and its last layer's parts that only feed the prefix's unread output.
+  for (const auto& k : still) {
+    const bool unread = k.find("lm_head") != std::string::npos || k.find("language_model.norm") != std::string::npos ||
+                        (k.find("language_model.layers.1.") != std::string::npos &&
+                         (k.find(".mlp.") != std::string::npos || k.find("post_attention_layernorm") != std::string::npos ||
+                          k.find("o_proj") != std::string::npos));
+    EXPECT_TRUE(unread) << k << " did not move";
+  }
+  EXPECT_GT(w1.size(), still.size() + 50);
+
+  const fs::path pm = out / "checkpoints/000003/pretrained_model";
+  const Json cfg = Json::parse(read_file(pm / "config.json"));
+  EXPECT_EQ(cfg["type"], GetParam());
+  const std::vector<std::string> pre = step_names(pm / "policy_preprocessor.json");
+  if (GetParam() == "pi0")
+    EXPECT_EQ(pre, (std::vector<std::string>{"rename_observations_processor", "to_batch_processor", "pi0_new_line_processor",
+                                             "tokenizer_processor", "device_processor", "relative_actions_processor",
+                                             "normalizer_processor"}));
+  else
+    EXPECT_EQ(pre, (std::vector<std::string>{"rename_observations_processor", "to_batch_processor",
+                                             "relative_actions_processor", "normalizer_processor",
+                                             "pi05_prepare_state_tokenizer_processor_step", "tokenizer_processor",
+                                             "device_processor"}));
+  EXPECT_EQ(step_names(pm / "policy_postprocessor.json"),
+            (std::vector<std::string>{"unnormalizer_processor", "absolute_actions_processor", "device_processor"}));
+  const auto saved = load_safetensors(pm / "model.safetensors");
+  EXPECT_TRUE(saved.count("model.paligemma_with_expert.paligemma.model.vision_tower.vision_model.embeddings.patch_embedding.weight"));
+  EXPECT_TRUE(saved.count("model.paligemma_with_expert.gemma_expert.lm_head.weight")) << "LeRobot saves it too";
+}
+
+// A copy of the full run stopped after its step-2 checkpoint, resumed: the same weights and
+// optimizer state at step 4 (π's scheduler fits its decay into --steps, so the copy keeps them).
+TEST_P(PiTrain, ARunResumedMidwayEndsBitIdentical) {
+  const fs::path full = train_scratch() / (GetParam() + "_full"), part = train_scratch() / (GetParam() + "_part");
+  run_train(tiny_pi_run(GetParam(), full, 4, {"--save_freq=2"}));
+  fs::copy(full, part, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::remove_all(part / "checkpoints/000004");
+  testing::edit_json(part / "checkpoints/000002/pretrained_model/train_config.json",
+                     [&](Json& j) { j["output_dir"] = part.string(); });
+  run_train({"--resume=true", "--config_path=" + (part / "checkpoints/000002/pretrained_model").string()});
+  testing::expect_same_model_and_optimizer(full / "checkpoints/000004", part / "checkpoints/000004");
+}
+
+TEST_P(PiTrain, EvalInferAndTheDeploymentApiAct) {
+  const fs::path out = train_scratch() / (GetParam() + "_act");
+  run_train(tiny_pi_run(GetParam(), out, 2));
+  const fs::path pm = out / "checkpoints/last/pretrained_model";
+  std::string log;
+  ASSERT_EQ(testing::run_cli("eval --policy.path=" + pm.string() +
+                                 " --env.type=reach2d --env.image_size=64 --eval.n_episodes=2 --eval.batch_size=2 "
+                                 "--env.episode_length=12 --output_dir=" + (out / "eval").string(),
+                             &log),
+            0)
+      << log;
+  EXPECT_NE(log.find("avg_sum_reward"), std::string::npos) << log;
+
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::tensor({0.3f, 0.6f})},
+                                              {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  save_safetensors(out / "obs.safetensors", TensorMap(obs.begin(), obs.end()));
+  ASSERT_EQ(testing::run_cli("infer --policy.path=" + pm.string() + " --observation=" + (out / "obs.safetensors").string() +
+                                 " --task=\"push the block\" --seed=3 --output=" + (out / "chunk.safetensors").string(),
+                             &log),
+            0)
+      << log;
+  const torch::Tensor chunk = load_safetensors(out / "chunk.safetensors").at("action");
+  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
+
+  InferencePolicy policy(pm);
+  policy.set_task("push the block");
+  torch::manual_seed(3);
+  const auto mine = policy.predict_action_chunk(obs);
+  EXPECT_TRUE(torch::isfinite(mine).all().item<bool>());
+  // Another task, the same noise: another chunk (the prompt reaches the model).
+  torch::manual_seed(3);
+  policy.set_task("Move the blue disc onto the green square.");
+  EXPECT_FALSE(torch::allclose(mine, policy.predict_action_chunk(obs)));
+  // Real-time chunking: a leftover pulls the first step toward it.
+  policy.set_task("push the block");
+  RtcSettings settings;
+  settings.execution_horizon = 3;
+  policy.set_rtc(settings);
+  torch::manual_seed(9);
+  const auto guided = policy.predict_action_chunk(obs, mine.slice(0, 1), 1);
+  torch::manual_seed(9);
+  const auto plain = policy.predict_action_chunk(obs, torch::Tensor(), 1);
+  EXPECT_LT((guided[0] - mine[1]).abs().sum().item<double>(), (plain[0] - mine[1]).abs().sum().item<double>());
+  policy.set_rtc(std::nullopt);
+  EXPECT_EQ(policy.select_action(obs).size(0), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, PiTrain, ::testing::Values("pi0", "pi05"));
+
+}  // namespace
+}  // namespace lerobot
