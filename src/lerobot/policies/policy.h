@@ -86,6 +86,10 @@ class Policy : public torch::nn::Module {
 
   // Every parameter and buffer under LeRobot's names (tensors alias the live ones).
   TensorMap state_dict() const;
+  // A checkpoint's weights under this policy's state-dict names: what LeRobot's from_pretrained
+  // does to the keys before loading them (π0/π0.5 remap openpi's and the published bases' keys);
+  // `source` names the file for messages. The default changes nothing.
+  virtual TensorMap adapt_checkpoint_keys(TensorMap weights, const std::string& source) const { return weights; }
   // Copies `state` into the policy. Strict: any missing, unexpected or mis-shaped key throws a
   // checkpoint error naming `source` (a file) and the keys.
   void load_state_dict(const TensorMap& state, const std::string& source);

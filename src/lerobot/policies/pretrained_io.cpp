@@ -83,7 +83,7 @@ PolicyPtr load_pretrained_weights(const PolicyConfig& config, const fs::path& di
     throw_checkpoint(e.problem(), e.where().empty() ? model.string() : e.where(),
                      "model.safetensors is damaged: copy the whole pretrained_model directory again");
   }
-  policy->load_state_dict(weights, model.string());
+  policy->load_state_dict(policy->adapt_checkpoint_keys(std::move(weights), model.string()), model.string());
   if (device) policy->to(*device);
   policy->eval();
   return policy;

@@ -2,6 +2,8 @@
 #include "lerobot/policies/pi/modeling_pi.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/logging.h"
+#include "lerobot/policies/pi/pi_checkpoint_keys.h"
 #include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/smolvla/modeling_smolvla.h"  // kLanguageTokens, kLanguageMask
 
@@ -158,6 +160,27 @@ torch::Tensor PiPolicy::select_action(const Batch& batch) {
 
 std::string PiPolicy::graph_capture_blocker() const {
   return std::string(pi05_ ? "π0.5" : "π0") + "'s captured step has not been run on a GPU yet";
+}
+
+TensorMap PiPolicy::adapt_checkpoint_keys(TensorMap weights, const std::string& source) const {
+  TensorMap named;
+  int64_t siglip = 0;
+  const std::string flat = "vision_tower.", nested = "vision_tower.vision_model.";
+  for (auto& [key, value] : weights) {
+    std::string k = key;
+    const auto at = k.find(flat);
+    if (at != std::string::npos && k.compare(at, nested.size(), nested) != 0) {
+      k.insert(at + flat.size(), "vision_model.");
+      ++siglip;
+    }
+    named.emplace(std::move(k), std::move(value));
+  }
+  if (siglip > 0)
+    LOG_INFO << source << ": " << siglip << " SigLIP keys without the vision_model level (transformers 5.6+) given it";
+  std::vector<std::string> log;
+  TensorMap fixed = fix_pi_checkpoint_keys(named, pi05_, /*expert_adarms=*/pi05_, &log);
+  for (const auto& line : log) LOG_INFO << source << ": " << line;
+  return fixed;
 }
 
 std::vector<PolicyParamGroup> PiPolicy::optim_param_groups() {

@@ -42,6 +42,10 @@ class PiPolicy : public Policy, public RtcPolicy {
   const PolicyConfig& config() const override { return *config_; }
   const PiConfigBase& pi_config() const { return *config_; }
   bool is_pi05() const { return pi05_; }
+  // LeRobot's from_pretrained key fixing (fix_pi_checkpoint_keys: openpi's names, π0's and
+  // π0.5's time-MLP names, lm_head copied into embed_tokens, "model." added), and SigLIP keys
+  // without the vision_model level (transformers 5.6+ writes them so) given it back.
+  TensorMap adapt_checkpoint_keys(TensorMap weights, const std::string& source) const override;
   // LeRobot's get_optim_params: every parameter (frozen ones get no gradient and are skipped).
   std::vector<PolicyParamGroup> optim_param_groups() override;
   std::string graph_capture_blocker() const override;
