@@ -20,7 +20,11 @@ const std::set<std::string>& overridable_keys() {
       "pretrained_revision", "input_features", "output_features", "normalization_mapping",
       "pretrained_backbone_weights", "n_action_steps", "temporal_ensemble_coeff", "dropout", "kl_weight",
       "optimizer_lr", "optimizer_weight_decay", "optimizer_lr_backbone", "optimizer_betas", "optimizer_eps",
-      "scheduler_warmup_steps", "scheduler_decay_steps", "scheduler_decay_lr", "use_peft"};
+      "scheduler_warmup_steps", "scheduler_decay_steps", "scheduler_decay_lr", "use_peft",
+      // What is trained and how, not the network (LeRobot: --policy.path=lerobot/pi05_base
+      // --policy.freeze_vision_encoder=true ...); a dtype other than the checkpoint's converts on load.
+      "freeze_vision_encoder", "train_expert_only", "gradient_checkpointing", "compile_model", "compile_mode",
+      "optimizer_grad_clip_norm", "dtype"};
   return keys;
 }
 
