@@ -6,7 +6,9 @@
 // what a step costs in launches on any machine; the ratio is measured in one run.
 //
 //   bench_step_ops [--steps=3] [--image_size=96] [--top=0] [--attention=fused|composite]
-//                  [any train flag, e.g. --policy.dim_model=256]
+//                  [--foreach_only] [any train flag, e.g. --policy.dim_model=256]
+//
+// --foreach_only measures the multi-tensor step alone (big policies such as π0/π0.5 on a CPU).
 //
 // --top=N also lists the N operators the multi-tensor step dispatches most often (where to cut).
 #include <unistd.h>
@@ -48,7 +50,8 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
                                    "--num_workers=0", "--steps=1000", "--policy.device=cpu",
                                    "--optimizer_impl=" + impl, "--output_dir=" + out.string()};
   bool resnet = true;  // the ResNet policies start from random weights here (no download)
-  for (const auto& a : extra) resnet = resnet && a != "--policy.type=smolvla";
+  for (const auto& a : extra)
+    resnet = resnet && a != "--policy.type=smolvla" && a != "--policy.type=pi0" && a != "--policy.type=pi05";
   if (resnet) args.push_back("--policy.pretrained_backbone_weights=null");
   args.insert(args.end(), extra.begin(), extra.end());
   auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
@@ -85,6 +88,7 @@ StepCounts measure(const fs::path& data, const fs::path& out, const std::string&
 
 int main(int argc, char** argv) {
   int steps = 3, top = 0;
+  bool foreach_only = false;
   int64_t image_size = 96;
   std::vector<std::string> extra;
   for (int i = 1; i < argc; ++i) {
@@ -92,11 +96,12 @@ int main(int argc, char** argv) {
     if (a.rfind("--steps=", 0) == 0) steps = std::stoi(a.substr(8));
     else if (a.rfind("--image_size=", 0) == 0) image_size = std::stoll(a.substr(13));
     else if (a.rfind("--top=", 0) == 0) top = std::stoi(a.substr(6));
+    else if (a == "--foreach_only") foreach_only = true;
     else if (a == "--attention=composite") set_attention_kernel(AttentionKernel::kComposite);
     else if (a == "--attention=fused") set_attention_kernel(AttentionKernel::kFused);
     else if (a == "--help" || a == "-h") {
       std::printf("usage: bench_step_ops [--steps=3] [--image_size=96] [--top=0] [--attention=fused|composite] "
-                  "[any lerobot-cpp train flag]\n");
+                  "[--foreach_only] [any lerobot-cpp train flag]\n");
       return 0;
     } else extra.push_back(a);
   }
@@ -105,31 +110,35 @@ int main(int argc, char** argv) {
   Reach2dEnvConfig env;
   env.image_size = image_size;
   const fs::path data = record_expert_dataset(env, 4, dir / "data").root;
-  const StepCounts per = measure(data, dir / "per_tensor", "per_tensor", steps, extra);
   const StepCounts foreach = measure(data, dir / "foreach", "foreach", steps, extra);
+  const StepCounts per = foreach_only ? StepCounts{} : measure(data, dir / "per_tensor", "per_tensor", steps, extra);
   // Fused kernels decide a non-finite step's skip on the device: the step reads nothing back.
   // CPU has them from LibTorch 2.4 on (CUDA from 2.1).
   std::optional<StepCounts> fused;
-  if (fused_adam_available(c10::Device(c10::kCPU))) fused = measure(data, dir / "fused", "fused", steps, extra);
+  if (!foreach_only && fused_adam_available(c10::Device(c10::kCPU))) fused = measure(data, dir / "fused", "fused", steps, extra);
   fs::remove_all(dir);
-  std::string policy = "act";
-  for (const auto& a : extra)
+  std::string policy = "act", batch = "8";
+  for (const auto& a : extra) {
     if (a.rfind("--policy.type=", 0) == 0) policy = a.substr(14);
-  std::printf("%s (default sizes unless flags say otherwise), %lld parameter tensors, batch 8, %lldx%lld image, "
+    if (a.rfind("--batch_size=", 0) == 0) batch = a.substr(13);
+  }
+  std::printf("%s (default sizes unless flags say otherwise), %lld parameter tensors, batch %s, %lldx%lld image, "
               "%d counted steps each, %s attention, LibTorch %s\n",
-              policy.c_str(), static_cast<long long>(per.tensors), static_cast<long long>(image_size),
+              policy.c_str(), static_cast<long long>(foreach.tensors), batch.c_str(), static_cast<long long>(image_size),
               static_cast<long long>(image_size), steps,
               attention_kernel() == AttentionKernel::kFused ? "fused" : "composite", TORCH_VERSION);
   std::printf("%-28s %12s %12s %16s\n", "optimizer step", "ops/step", "syncs/step", "clip+optim ops");
-  std::printf("%-28s %12.0f %12.1f %16.0f\n", "per-tensor (torch::optim)", per.ops, per.syncs, per.clip_and_step_ops);
+  if (!foreach_only)
+    std::printf("%-28s %12.0f %12.1f %16.0f\n", "per-tensor (torch::optim)", per.ops, per.syncs, per.clip_and_step_ops);
   std::printf("%-28s %12.0f %12.1f %16.0f\n", "multi-tensor (foreach)", foreach.ops, foreach.syncs,
               foreach.clip_and_step_ops);
   if (fused)
     std::printf("%-28s %12.0f %12.1f %16.0f\n", "fused (device-side skip)", fused->ops, fused->syncs,
                 fused->clip_and_step_ops);
-  else std::printf("fused: not measured (this LibTorch has no fused Adam kernels for the CPU; CUDA has them from 2.1)\n");
+  else if (!foreach_only) std::printf("fused: not measured (this LibTorch has no fused Adam kernels for the CPU; CUDA has them from 2.1)\n");
   const auto sites = [](const StepCounts& c) { return c.sync_sites.empty() ? "none" : c.sync_sites.c_str(); };
-  std::printf("host syncs, by the operator they happened in: per-tensor: %s; foreach: %s", sites(per), sites(foreach));
+  if (foreach_only) std::printf("host syncs, by the operator they happened in: foreach: %s", sites(foreach));
+  else std::printf("host syncs, by the operator they happened in: per-tensor: %s; foreach: %s", sites(per), sites(foreach));
   if (fused) std::printf("; fused: %s", sites(*fused));
   std::printf("\n");
   if (top > 0) {
@@ -140,7 +149,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < top && i < static_cast<int>(ranked.size()); ++i)
       std::printf("  %6lld  %s\n", static_cast<long long>(ranked[i].first), ranked[i].second.c_str());
   }
-  std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
-              per.ops - foreach.ops);
+  if (!foreach_only)
+    std::printf("ratio per-tensor / foreach: %.2fx fewer operators per step (%.0f fewer)\n", per.ops / foreach.ops,
+                per.ops - foreach.ops);
   return 0;
 }
