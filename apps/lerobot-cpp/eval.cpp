@@ -59,7 +59,7 @@ int eval_main(const Args& input) {
   EvalPipelineConfig cfg = parse_eval_config(args);
   std::vector<std::string> given;
   for (const auto& f : parse_flag_words(args)) given.push_back(f.key);
-  if (const std::string unused = unused_eval_flags_message(given); !unused.empty()) LOG_INFO << unused;
+  if (const std::string unused = unused_eval_flags_message(given, cfg.policy->type()); !unused.empty()) LOG_INFO << unused;
   const fs::path policy_dir = *cfg.policy->pretrained_path;
   const torch::Device device =
       resolve_device(cfg.policy->device, 0, "--policy.device (or \"device\" in " + (policy_dir / "config.json").string() + ")");

@@ -319,3 +319,18 @@ TEST(FlagWalk, NotUsedFlagsAreReportedOnceInTheLog) {
   EXPECT_NE(run_cli(eval + " --policy.use_peft=true", &log), 0) << log;
   EXPECT_NE(log.find("--policy.use_peft"), std::string::npos) << log;
 }
+
+namespace lerobot {
+namespace {
+
+// A listed flag that one policy type reads is reported only for the types it does nothing for.
+TEST(FlagWalk, AFlagOnePolicyReadsIsReportedOnlyForTheOthers) {
+  const std::vector<std::string> given = {"policy.gradient_checkpointing"};
+  EXPECT_EQ(unused_flags_message(given, {}, "", "pi05"), "");
+  EXPECT_EQ(unused_flags_message(given, {}, "", "pi0"), "");
+  EXPECT_NE(unused_flags_message(given, {}, "", "diffusion").find("--policy.gradient_checkpointing"), std::string::npos);
+  EXPECT_NE(unused_flags_message({"policy.memory_temporal_attention_every"}, {}, "", "pi05").find("MEM"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lerobot

@@ -184,5 +184,18 @@ TEST_P(PiTrain, EvalInferAndTheDeploymentApiAct) {
 
 INSTANTIATE_TEST_SUITE_P(Types, PiTrain, ::testing::Values("pi0", "pi05"));
 
+// `estimate` at LeRobot's full sizes, on this CPU, in well under a second: LeRobot's parameter
+// counts (PiSizing.* pins them against its code), the memory table, and no timed step.
+TEST(PiEstimate, FullSizeCountsAndMemoryWithoutBuildingTheModel) {
+  ASSERT_EQ(std::getenv("LEROBOT_PI_ARCH"), nullptr);
+  for (const auto& [type, count] : std::vector<std::pair<std::string, std::string>>{{"pi05", "4143404816"}, {"pi0", "4028019472"}}) {
+    std::string out;
+    ASSERT_EQ(testing::run_cli("estimate --policy.type=" + type + " --batch_size=8", &out), 0) << out;
+    EXPECT_NE(out.find(count + " parameters"), std::string::npos) << out;
+    EXPECT_NE(out.find("activations, gradient_checkpointing=true"), std::string::npos) << out;
+    EXPECT_NE(out.find("not timed: "), std::string::npos) << out;  // no GPU here, or no dataset on a GPU
+  }
+}
+
 }  // namespace
 }  // namespace lerobot

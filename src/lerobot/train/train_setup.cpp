@@ -130,7 +130,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   if (s->is_main()) create_output_dir(s->output_dir);
 
   if (const std::string unused = unused_flags_message(cfg.given_flags, cfg.file_unused_keys,
-                                                                cfg.checkpoint_path.value_or("")); !unused.empty() && s->is_main())
+                                                     cfg.checkpoint_path.value_or(""), cfg.policy->type());
+      !unused.empty() && s->is_main())
     LOG_INFO << unused;
 
   // --seed=null: LeRobot leaves torch's generators unseeded (a new initialisation every run) while

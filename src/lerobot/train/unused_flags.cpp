@@ -11,7 +11,9 @@ namespace {
 const std::vector<UnusedFlag>& policy_flags() {
   static const std::vector<UnusedFlag> flags = {
       {"policy.use_peft", "true is refused: PEFT is not implemented"},
-      {"policy.gradient_checkpointing", "no activation checkpointing in the LibTorch port"},
+      {"policy.gradient_checkpointing", "Diffusion's U-Net blocks are not recomputed here (π0/π0.5 recompute each layer)",
+       "diffusion"},
+      {"policy.memory_temporal_attention_every", "only π0.5's MEM visual memory reads it, and that is refused here", "pi05"},
       {"policy.compile_model", "no torch.compile in LibTorch"},
       {"policy.compile_mode", "no torch.compile in LibTorch"},
       {"policy.use_delta_joint_actions_aloha", "not ported (LeRobot refuses true too): true is refused"},
@@ -24,12 +26,20 @@ std::vector<UnusedFlag> joined(std::vector<UnusedFlag> a, const std::vector<Unus
   return a;
 }
 
+// Whether `f` has no effect for `policy_type` ("" : unknown, so yes).
+bool unused_for(const UnusedFlag& f, const std::string& policy_type) {
+  if (f.only_for == nullptr || policy_type.empty()) return true;
+  const std::string types = "," + std::string(f.only_for) + ",";
+  return types.find("," + policy_type + ",") != std::string::npos;
+}
+
 std::string message(const std::vector<UnusedFlag>& listed, const std::vector<std::string>& given_keys,
-                    const std::vector<std::string>& file_keys, const std::string& file) {
+                    const std::vector<std::string>& file_keys, const std::string& file, const std::string& policy_type) {
   const std::set<std::string> given(given_keys.begin(), given_keys.end());
   const std::set<std::string> in_file(file_keys.begin(), file_keys.end());
   std::string parts, file_parts;
   for (const auto& f : listed) {
+    if (!unused_for(f, policy_type)) continue;
     if (given.count(f.key))
       parts += (parts.empty() ? "" : "; ") + ("--" + std::string(f.key) + " (" + f.reason + ")");
     else if (in_file.count(f.key))
@@ -121,12 +131,13 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
 }
 
 std::string unused_flags_message(const std::vector<std::string>& given_keys,
-                                 const std::vector<std::string>& file_keys, const std::string& file) {
-  return message(accepted_unused_train_flags(), given_keys, file_keys, file);
+                                 const std::vector<std::string>& file_keys, const std::string& file,
+                                 const std::string& policy_type) {
+  return message(accepted_unused_train_flags(), given_keys, file_keys, file, policy_type);
 }
 
-std::string unused_eval_flags_message(const std::vector<std::string>& given_keys) {
-  return message(accepted_unused_eval_flags(), given_keys, {}, "");
+std::string unused_eval_flags_message(const std::vector<std::string>& given_keys, const std::string& policy_type) {
+  return message(accepted_unused_eval_flags(), given_keys, {}, "", policy_type);
 }
 
 }  // namespace lerobot

@@ -12,6 +12,9 @@ namespace lerobot {
 struct UnusedFlag {
   const char* key;     // dotted flag key without "--", e.g. "persistent_workers"
   const char* reason;  // why it has no effect here
+  // The policy types it has no effect for, comma-separated ("diffusion,pi05"); null: whatever the
+  // policy (a flag another policy type reads, e.g. gradient_checkpointing, lists the others).
+  const char* only_for = nullptr;
 };
 
 const std::vector<UnusedFlag>& accepted_unused_train_flags();
@@ -22,10 +25,11 @@ const std::vector<UnusedFlag>& accepted_unused_env_flags();
 
 // The line logged once at the start of a run for the listed flags among `given_keys` (the flags of
 // the command line) and `file_keys` (keys that the --config_path file `file` sets to a value other
-// than the default); empty when there is none.
+// than the default) that the run's `policy_type` does not read; empty when there is none.
 std::string unused_flags_message(const std::vector<std::string>& given_keys,
-                                 const std::vector<std::string>& file_keys = {}, const std::string& file = "");
+                                 const std::vector<std::string>& file_keys = {}, const std::string& file = "",
+                                 const std::string& policy_type = "");
 // The same line for `lerobot-cpp eval`'s listed flags among `given_keys`.
-std::string unused_eval_flags_message(const std::vector<std::string>& given_keys);
+std::string unused_eval_flags_message(const std::vector<std::string>& given_keys, const std::string& policy_type = "");
 
 }  // namespace lerobot
