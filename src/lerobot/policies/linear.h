@@ -6,10 +6,16 @@
 
 #include <torch/torch.h>
 
+#include "lerobot/policies/lora/lora_linear.h"
+
 namespace lerobot {
 
+// A layer given LoRA adapters (policies/lora/) adds their output; lora::adapters_present() is
+// false in a process that never injected any.
 inline torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return torch::linear(x, layer->weight, layer->bias);
+  auto y = torch::linear(x, layer->weight, layer->bias);
+  if (lora::adapters_present()) return lora::add_adapter(*layer, x, std::move(y));
+  return y;
 }
 
 }  // namespace lerobot

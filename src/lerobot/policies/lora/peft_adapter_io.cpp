@@ -1,0 +1,34 @@
+#include "lerobot/policies/lora/peft_adapter_io.h"
+
+#include <fstream>
+
+#include "lerobot/common/error.h"
+#include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/lora/peft_config.h"
+
+namespace lerobot::lora {
+
+void save_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy, const LoraSettings& s,
+                         const std::string& base, const std::string& policy_class, const std::string& policy_module) {
+  std::filesystem::create_directories(dir);
+  TensorMap tensors;
+  for (const auto& [key, t] : adapter_tensors(policy, s)) tensors[key] = t.detach().to(torch::kCPU).contiguous();
+  save_safetensors(dir / "adapter_model.safetensors", tensors);
+  std::ofstream out(dir / "adapter_config.json");
+  out << adapter_config_json(s, base, policy_class, policy_module).dump(2) << "\n";
+  if (!out) throw Error(ErrorKind::kRuntime, "cannot write " + (dir / "adapter_config.json").string(), "adapter_config.json", "check the folder");
+}
+
+LoraSettings load_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy) {
+  const auto cfg_path = dir / "adapter_config.json";
+  std::ifstream in(cfg_path);
+  if (!in) throw Error(ErrorKind::kCheckpoint, "no adapter_config.json in " + dir.string(), cfg_path.string(), "pass a PEFT adapter folder");
+  const auto s = settings_from_adapter_config(Json::parse(in));
+  inject(policy, s);
+  freeze_base(policy, s);
+  auto loaded = load_safetensors(dir / "adapter_model.safetensors");
+  load_adapter_tensors(policy, s, {loaded.begin(), loaded.end()});
+  return s;
+}
+
+}  // namespace lerobot::lora

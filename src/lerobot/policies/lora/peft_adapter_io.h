@@ -1,0 +1,23 @@
+// An adapter folder as PEFT's PeftModel.save_pretrained writes it (and LeRobot's checkpoints hold
+// beside config.json when use_peft): adapter_config.json and adapter_model.safetensors, keys
+// `base_model.model.<module>.lora_A.weight` etc.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "lerobot/policies/lora/lora_linear.h"
+
+namespace lerobot::lora {
+
+void save_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy, const LoraSettings& s,
+                         const std::string& base_model_name_or_path, const std::string& policy_class,
+                         const std::string& policy_module);
+
+// Reads adapter_config.json, injects adapters into `policy` as it says, loads
+// adapter_model.safetensors into them and freezes the rest; returns the settings.
+LoraSettings load_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy);
+
+}  // namespace lerobot::lora
