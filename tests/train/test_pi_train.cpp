@@ -182,6 +182,37 @@ TEST_P(PiTrain, EvalInferAndTheDeploymentApiAct) {
   EXPECT_EQ(policy.select_action(obs).size(0), 2);
 }
 
+// LeRobot's documented fine-tuning form: --policy.type=pi05 --policy.pretrained_path=<base>. The
+// config comes from the command line (here another num_inference_steps and chunk length than the
+// base's: they size no weight), the weights from the base; the frozen vision tower keeps them.
+TEST_P(PiTrain, PretrainedPathWithTheTypeOnTheCommandLineFineTunesTheBase) {
+  const fs::path base = train_scratch() / (GetParam() + "_base"), ft = train_scratch() / (GetParam() + "_ft");
+  run_train(tiny_pi_run(GetParam(), base, 1));
+  const fs::path pm = base / "checkpoints/last/pretrained_model";
+  auto args = tiny_pi_run(GetParam(), ft, 2,
+                          {"--policy.pretrained_path=" + pm.string(), "--policy.freeze_vision_encoder=true"});
+  for (auto& a : args) {
+    if (a == "--policy.chunk_size=4") a = "--policy.chunk_size=3";
+    if (a == "--policy.n_action_steps=4") a = "--policy.n_action_steps=3";
+    if (a == "--policy.num_inference_steps=2") a = "--policy.num_inference_steps=3";
+  }
+  run_train(args);
+  const auto before = load_safetensors(pm / "model.safetensors");
+  const auto after = load_safetensors(ft / "checkpoints/last/pretrained_model/model.safetensors");
+  int vision = 0, moved = 0;
+  for (const auto& [k, v] : after) {
+    if (k.find("vision_tower") != std::string::npos) {
+      EXPECT_TRUE(torch::equal(v, before.at(k))) << k;
+      ++vision;
+    } else {
+      moved += !torch::equal(v, before.at(k));
+    }
+  }
+  EXPECT_GT(vision, 10);
+  EXPECT_GT(moved, 10);
+  EXPECT_EQ(Json::parse(read_file(ft / "checkpoints/last/pretrained_model/config.json"))["chunk_size"], 3);
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, PiTrain, ::testing::Values("pi0", "pi05"));
 
 // `estimate` at LeRobot's full sizes, on this CPU, in well under a second: LeRobot's parameter

@@ -160,4 +160,9 @@ void PiConfigBase::validate_features() {
   if (!output_features.count("action")) output_features["action"] = PolicyFeature{"ACTION", {max_action_dim}};
 }
 
+bool PiConfigBase::fine_tuning_may_change(const std::string& key) const {
+  return key != "paligemma_variant" && key != "action_expert_variant" && key != "max_state_dim" &&
+         key != "max_action_dim" && key != "image_resolution" && key != "use_proprioceptive_memory";
+}
+
 }  // namespace lerobot

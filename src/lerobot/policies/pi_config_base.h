@@ -55,6 +55,11 @@ class PiConfigBase : public PolicyConfig {
   // cosine_decay_with_warmup scheduler (peak optimizer_lr, to scheduler_decay_lr).
   std::optional<TrainingPreset> training_preset() const override;
   bool is_placeholder_feature(const std::string& key) const override;
+  // Everything but what sizes the weights: the two variants, max_state_dim / max_action_dim, the
+  // image resolution (SigLIP's position table) and π0.5's proprioceptive memory. LeRobot's
+  // `--policy.type=pi05 --policy.pretrained_path=lerobot/pi05_base` takes the whole config from
+  // the command line and only the weights from the checkpoint.
+  bool fine_tuning_may_change(const std::string& key) const override;
   // PaliGemma's tokenizer ("google/paligemma-3b-pt-224"), max_length tokenizer_max_length,
   // padding "max_length" (right); π0 appends a newline (pi0_new_line_processor), π0.5 builds its
   // prompt from the normalized state (newline false; processor_io picks the step by type()).

@@ -78,6 +78,9 @@ class PolicyConfig : public ChoiceConfig {
   virtual std::optional<LanguageInput> language_input() const { return std::nullopt; }
   // Input features the dataset does not provide (SmolVLA's empty camera slots).
   virtual bool is_placeholder_feature(const std::string& key) const { return false; }
+  // Whether fine-tuning may give config key `key` another value than the checkpoint's without
+  // touching a weight's name or shape (beyond the keys every policy shares; see train/finetune.cpp).
+  virtual bool fine_tuning_may_change(const std::string& key) const { return false; }
   // The policy resizes every camera itself (SmolVLA), so a camera of another size fits it.
   virtual bool resizes_images() const { return false; }
   // Normalization mode per feature type ("VISUAL" -> "MEAN_STD").

@@ -38,7 +38,7 @@ void check_architecture(const PolicyConfig& run, PolicyConfig& checkpoint, const
   const Json want = to_json(const_cast<PolicyConfig&>(run));
   const Json have = to_json(checkpoint);
   for (auto it = want.begin(); it != want.end(); ++it) {
-    if (overridable_keys().count(it.key()) || !have.contains(it.key())) continue;
+    if (overridable_keys().count(it.key()) || run.fine_tuning_may_change(it.key()) || !have.contains(it.key())) continue;
     if (have[it.key()] != it.value())
       throw_usage("--policy." + it.key() + "=" + it.value().dump() + " changes the network of the checkpoint being "
                       "fine-tuned (" + (dir / kConfigFile).string() + " has " + have[it.key()].dump() + ")",
