@@ -24,7 +24,7 @@ void PolicyConfig::visit_base(FieldVisitor& v) {
   field(v, "output_features", output_features, "Output features {key: {type, shape}} (derived from the dataset)");
   field(v, "device", device, "Device: cpu or cuda (auto-selected when null)");
   field(v, "use_amp", use_amp, "Use automatic mixed precision at inference (training uses --accelerator.mixed_precision)");
-  field(v, "use_peft", use_peft, "Parameter-efficient fine-tuning (not supported; must stay false)");
+  field(v, "use_peft", use_peft, "Set by a PEFT run: the folder holds adapters on the base policy adapter_config.json names");
   // push_to_hub defaults to false (LeRobot: true, and then its validate() refuses every run
   // without repo_id): commands that name no repo (the demo, local datasets) keep working.
   field(v, "push_to_hub", push_to_hub,

@@ -5,6 +5,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/lora/peft_adapter_io.h"
 #include "lerobot/policies/register_policies.h"
 
 namespace lerobot {
@@ -69,6 +70,40 @@ void save_pretrained(const Policy& policy, const fs::path& dir) {
 
 PolicyPtr load_pretrained_weights(const PolicyConfig& config, const fs::path& dir,
                                   const std::optional<torch::Device>& device) {
+  if (config.use_peft) {
+    // LeRobot's make_policy with use_peft: the base policy from adapter_config.json's
+    // base_model_name_or_path (with this config), then PeftModel.from_pretrained(is_trainable=True).
+    const fs::path adapter_config = dir / "adapter_config.json";
+    if (!fs::exists(adapter_config))
+      throw_checkpoint("config.json says use_peft: true but the folder has no adapter_config.json",
+                       adapter_config.string(), "point at the pretrained_model folder of a PEFT run");
+    const Json ac = load_json_or_yaml(adapter_config);
+    const std::string base = ac.value("base_model_name_or_path", Json(nullptr)).is_string()
+                                 ? ac["base_model_name_or_path"].get<std::string>() : std::string();
+    if (base.empty())
+      throw_checkpoint("No pretrained model name found in adapter config. Can't instantiate the pre-trained policy on "
+                       "which the adapter was trained.", adapter_config.string(),
+                       "set base_model_name_or_path to the base policy's pretrained_model folder");
+    if (!fs::is_directory(base))
+      throw_checkpoint("the adapter's base policy '" + base + "' is not a local folder (lerobot.cpp loads PEFT bases "
+                       "from disk only)", adapter_config.string(),
+                       "download the base policy and set base_model_name_or_path to its folder");
+    // The base is built from this config less use_peft (the flag is restored whatever happens).
+    auto& flag = const_cast<PolicyConfig&>(config).use_peft;
+    flag = false;
+    PolicyPtr policy;
+    try {
+      policy = load_pretrained_weights(config, base, device);
+    } catch (...) {
+      flag = true;
+      throw;
+    }
+    flag = true;
+    lora::load_adapter_folder(dir, *policy);
+    if (device) policy->to(*device);
+    policy->eval();
+    return policy;
+  }
   PolicyBuildOptions opts;
   opts.load_pretrained_backbone = false;  // every weight comes from model.safetensors
   PolicyPtr policy = make_policy(config, opts);

@@ -5,6 +5,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/optim/optimizer_state.h"
+#include "lerobot/policies/lora/peft_adapter_io.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/train/checkpoint.h"
 #include "lerobot/train/rng_state.h"
@@ -31,7 +32,22 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
   fs::create_directories(dir);
   std::optional<EmaWeightsScope> weights;
   if (ema_weights && s.ema) weights.emplace(*s.ema, s.policy->parameters());
-  save_pretrained(*s.policy, dir);
+  if (s.peft) {
+    // LeRobot's save_checkpoint with cfg.peft: PeftModel.save_pretrained (adapter_config.json and
+    // adapter_model.safetensors, no model.safetensors) and the policy's config.json (use_peft true).
+    const std::string type = s.policy->type();
+    static const std::map<std::string, std::string> classes = {
+        {"act", "ACTPolicy"}, {"diffusion", "DiffusionPolicy"}, {"vqbet", "VQBeTPolicy"},
+        {"smolvla", "SmolVLAPolicy"}, {"pi0", "PI0Policy"}, {"pi05", "PI05Policy"}};
+    const auto cls = classes.find(type);
+    lora::save_adapter_folder(dir, *s.policy, *s.peft, s.peft_base, cls == classes.end() ? type : cls->second,
+                              "lerobot.policies." + type + ".modeling_" + type);
+    Json config = Json::parse(policy_config_json(s.policy->config()));
+    config["use_peft"] = true;
+    write_file_atomic(dir / kConfigFile, config.dump(4));
+  } else {
+    save_pretrained(*s.policy, dir);
+  }
   save_policy_processors(dir, s.processors);
   write_train_config(s.cfg, dir);
 }

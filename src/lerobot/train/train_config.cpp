@@ -9,6 +9,7 @@
 #include "lerobot/common/fs.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/optim/multi_tensor.h"
+#include "lerobot/policies/lora/peft_config.h"
 #include "lerobot/policies/register_policies.h"
 #include "lerobot/train/hub_publish.h"
 #include "lerobot/train/checkpoint.h"
@@ -61,7 +62,7 @@ void TrainPipelineConfig::visit(FieldVisitor& v) {
   field(v, "eval", eval, "Environment evaluation");
   field(v, "ema", ema, "Exponential moving average of the weights");
   field(v, "wandb", wandb, "Weights & Biases");
-  field(v, "peft", peft, "LeRobot's PEFT (LoRA) settings (not available: only null)");
+  field(v, "peft", peft, "LeRobot's PEFT settings (LoRA only; needs --policy.path)");
   field(v, "job", job, "Where the run happens (LeRobot's HF Jobs; only local)");
   field(v, "save_checkpoint_to_hub", save_checkpoint_to_hub,
         "Push every checkpoint to --policy.repo_id as checkpoints/<step>/, tagged <step> (resume elsewhere with "
@@ -104,9 +105,19 @@ void TrainPipelineConfig::validate() const {
     throw_usage("max_eval_samples must be >= 0 (0: every held-out frame), got " + std::to_string(max_eval_samples),
                 "max_eval_samples");
   // LeRobot features lerobot.cpp does not have yet: refused rather than silently ignored.
-  if (policy && policy->use_peft)
-    throw_usage("parameter-efficient fine-tuning (PEFT) is not implemented in lerobot.cpp", "policy.use_peft",
-                "drop --policy.use_peft: --policy.path fine-tunes every weight");
+  if (!peft.is_null()) {  // LeRobot's wrap_with_peft checks, before any work starts
+    const auto pc = lora::peft_config_from_json(peft);
+    if (pc && policy)
+      lora::resolve_peft(*pc, policy->type(), policy->pretrained_path.has_value() || resume);
+    if (ema.enable)
+      throw_usage("--ema.enable=true is not supported together with PEFT adapters.", "ema.enable",
+                  "drop --ema.enable or --peft.*");
+  }
+  if (policy && policy->use_peft && (peft.is_null() || !resume))
+    throw_usage("use_peft: true outside a resumed PEFT run: fine-tuning from a PEFT checkpoint (adapters loaded, "
+                "then trained further) is not implemented in lerobot.cpp", "policy.use_peft",
+                "resume the PEFT run (--resume=true --config_path=<checkpoint>/pretrained_model), or fine-tune "
+                "from its base policy with --peft.*");
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
                 "checkpoint_format");

@@ -152,7 +152,7 @@ struct TrainPipelineConfig : Config {
   EvalConfig eval;
   EmaConfig ema;
   WandBConfig wandb;
-  Json peft = nullptr;              // LeRobot's PeftConfig: non-null is refused
+  Json peft = nullptr;              // LeRobot's PeftConfig (lora::peft_config_from_json): null, no PEFT
   JobConfig job;
   bool save_checkpoint_to_hub = false;
   Json sample_weighting = nullptr;  // LeRobot's SampleWeightingConfig (RA-BC): non-null is refused

@@ -19,10 +19,6 @@ void TrainPipelineConfig::refuse_unsupported_lerobot_sections() const {
   if (!reward_model.is_null())
     throw_usage("reward-model training is not available in lerobot.cpp (reward_model = " + compact(reward_model) + ")",
                 "reward_model", "set \"reward_model\": null and train a policy (--policy.type or --policy.path)");
-  if (!peft.is_null())
-    throw_usage("PEFT adapters (LoRA) are not implemented in lerobot.cpp: the run would train every weight instead "
-                "(peft = " + compact(peft) + ")",
-                "peft", "set \"peft\": null (drop --peft.*) to fine-tune every weight");
   if (!sample_weighting.is_null())
     throw_usage("sample weighting (e.g. RA-BC) is not implemented in lerobot.cpp: every sample would weigh the same "
                 "(sample_weighting = " + compact(sample_weighting) + ")",

@@ -15,6 +15,8 @@
 #include "lerobot/common/strings.h"
 #include "lerobot/optim/presets.h"
 #include "lerobot/policies/factory.h"
+#include "lerobot/policies/lora/lora_linear.h"
+#include "lerobot/policies/lora/peft_config.h"
 #include "lerobot/policies/memory_format.h"
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/pretrained_io.h"
@@ -203,6 +205,30 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     }
     // The device as config.json records it ("cuda", as LeRobot writes it; "cuda:1" when given so).
     s->processors = make_policy_processors(s->policy->config(), stats, cfg.policy->device.value_or(s->device.str()));
+  }
+  if (!cfg.peft.is_null()) {  // LeRobot's wrap_with_peft, or the adapters the checkpoint held
+    if (resume_from) {  // load_pretrained built the base from adapter_config.json and loaded the adapters
+      const Json ac = load_json_or_yaml(*resume_from / kPretrainedModelDir / "adapter_config.json");
+      s->peft = lora::settings_from_adapter_config(ac);
+      s->peft_base = ac.at("base_model_name_or_path").get<std::string>();
+      if (s->is_main()) LOG_INFO << "PEFT adapter already loaded from checkpoint, skipping wrap_with_peft.";
+    } else {
+      const auto pc = lora::peft_config_from_json(cfg.peft);
+      s->peft = lora::resolve_peft(*pc, cfg.policy->type(), cfg.policy->pretrained_path.has_value());
+      const auto targets = lora::inject(*s->policy, *s->peft);
+      lora::freeze_base(*s->policy, *s->peft);
+      s->peft_base = *cfg.policy->pretrained_path;
+      cfg.policy->use_peft = true;  // config.json and train_config.json record it, as LeRobot's
+      if (s->is_main()) {
+        int64_t trainable = 0, total = 0;
+        for (const auto& p : s->policy->parameters()) {
+          total += p.numel();
+          if (p.requires_grad()) trainable += p.numel();
+        }
+        LOG_INFO << "Using PEFT! LoRA r=" << s->peft->r << " alpha=" << s->peft->lora_alpha << " on " << targets.size()
+                 << " modules; trainable " << trainable << " of " << total << " parameters";
+      }
+    }
   }
   check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / s->processors.normalizer_state_file()
                                                       : s->dataset->root() / (s->dataset->meta().stats_file.empty()

@@ -18,6 +18,7 @@
 #include "lerobot/optim/loss_scaler.h"
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/optim/scheduler.h"
+#include "lerobot/policies/lora/lora_linear.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/processor_io.h"
 #include "lerobot/hub/checkpoint_uploader.h"
@@ -44,6 +45,10 @@ struct TrainSetup {
   std::unique_ptr<GradReducer> reducer;    // world size > 1 only
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
   std::unique_ptr<hub::CheckpointUploader> uploader;  // --save_checkpoint_to_hub, main process only
+  // --peft.*: the adapters' settings and the base policy's path (adapter_config.json's
+  // base_model_name_or_path); the checkpoint then holds the adapter folder, not model.safetensors.
+  std::optional<lora::LoraSettings> peft;
+  std::string peft_base;
 
   int64_t start_step = 0;
   // Of the checkpoint resumed from, when they differ from this run's (LeRobot warns and positions

@@ -10,7 +10,6 @@ namespace {
 // Policy settings that no command reads (train and eval list them).
 const std::vector<UnusedFlag>& policy_flags() {
   static const std::vector<UnusedFlag> flags = {
-      {"policy.use_peft", "true is refused: PEFT is not implemented"},
       {"policy.gradient_checkpointing", "Diffusion's U-Net blocks are not recomputed here (π0/π0.5 recompute each layer)",
        "diffusion"},
       {"policy.memory_temporal_attention_every", "only π0.5's MEM visual memory reads it, and that is refused here", "pi05"},
@@ -123,7 +122,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"job.detach", "HF Jobs settings apply to remote runs only (a remote --job.target is refused)"},
       {"job.tags", "HF Jobs settings apply to remote runs only (a remote --job.target is refused)"},
       {"reward_model", "only null: reward-model training is refused"},
-      {"peft", "only null: PEFT adapters are refused"},
       {"sample_weighting", "only null: sample weighting (RA-BC) is refused"},
       {"checkpoint_path", "LeRobot records the resumed checkpoint here; the checkpoint to resume is --config_path"},
   }, policy_flags()), accepted_unused_env_flags());
