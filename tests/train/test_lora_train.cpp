@@ -151,10 +151,24 @@ TEST(LoraTrain, TheCheckpointHoldsLeRobotsPeftFilesAndActsThroughInferencePolicy
   ASSERT_EQ(with.sizes(), (std::vector<int64_t>{4, 2}));
   EXPECT_TRUE(torch::isfinite(with).all().item<bool>());
   EXPECT_GT((with - without).abs().max().item<double>(), 0.0);
-  // The same chunk as the policy the adapters are injected into by hand.
   int adapters = 0;
   for (const auto& p : lora.policy().named_parameters()) adapters += lora::is_adapter_parameter(p.key());
   EXPECT_EQ(adapters, 26);
+
+  // lerobot-cpp eval takes the checkpoint as it is (base + adapters).
+  std::string log;
+  ASSERT_EQ(testing::run_cli("eval --policy.path=" + pm.string() + " --env.type=reach2d --env.image_size=64 "
+                             "--env.episode_length=6 --eval.n_episodes=1 --eval.max_videos=0 --output_dir=" +
+                                 (out / "eval").string(),
+                             &log),
+            0)
+      << log;
+  EXPECT_TRUE(fs::exists(out / "eval/eval_info.json")) << log;
+  // A PEFT checkpoint whose base is gone is refused by name.
+  const fs::path moved = train_scratch() / "lora_moved";
+  fs::copy(pm, moved, fs::copy_options::recursive);
+  testing::edit_json(moved / "adapter_config.json", [](Json& j) { j["base_model_name_or_path"] = "/nonexistent/base"; });
+  EXPECT_THROW(InferencePolicy{moved}, Error);
 }
 
 TEST(LoraTrain, ARunResumedMidwayEndsBitIdentical) {

@@ -39,10 +39,14 @@ void EvalPipelineConfig::validate() const {
   if (!env) throw_usage("no environment given", "--env.type", "pass --env.type=reach2d or --env.type=push2d");
   if (!policy) throw_usage("no policy given", "--policy.path", "pass --policy.path=<.../pretrained_model>");
   if (seed < 0) throw_usage("seed must be >= 0", "--seed");
-  if (policy->use_peft)
-    throw_usage("the policy is a PEFT (LoRA) adapter, and PEFT is not implemented in lerobot.cpp: its base weights "
-                "alone would be evaluated",
-                "--policy.use_peft", "evaluate a checkpoint trained without PEFT (every weight fine-tuned)");
+  // A PEFT run's checkpoint (config.json use_peft: true) is its base policy, from adapter_config.json's
+  // base_model_name_or_path, plus the adapters (load_pretrained_weights); without the adapter folder
+  // there is nothing to put on the base.
+  if (policy->use_peft &&
+      !(policy->pretrained_path && fs::exists(fs::path(*policy->pretrained_path) / "adapter_config.json")))
+    throw_usage("use_peft is true but the policy folder holds no PEFT adapter (adapter_config.json)",
+                "--policy.use_peft",
+                "drop --policy.use_peft, or point --policy.path at the pretrained_model folder of a PEFT run");
 }
 
 int64_t eval_batch_size(int64_t n_episodes, int64_t batch_size) {
