@@ -3,9 +3,10 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
-#include "lerobot/policies/pi/pi_checkpoint_keys.h"
 #include "lerobot/policies/action_queue.h"
+#include "lerobot/policies/pi/pi_checkpoint_keys.h"
 #include "lerobot/policies/smolvla/modeling_smolvla.h"  // kLanguageTokens, kLanguageMask
+#include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
 namespace {
@@ -184,12 +185,7 @@ TensorMap PiPolicy::adapt_checkpoint_keys(TensorMap weights, const std::string& 
 }
 
 std::vector<PolicyParamGroup> PiPolicy::optim_param_groups() {
-  PolicyParamGroup g;
-  for (const auto& p : named_parameters(/*recurse=*/true)) {
-    g.names.push_back(p.key());
-    g.params.push_back(p.value());
-  }
-  return {g};
+  return every_parameter_group(*this);
 }
 
 }  // namespace lerobot

@@ -7,17 +7,10 @@
 #include "lerobot/policies/linear.h"
 #include "lerobot/policies/pi_config_base.h"
 #include "lerobot/policies/vlm/activation_checkpoint.h"
+#include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
 namespace {
-
-std::shared_ptr<torch::nn::Module> child(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
-
-torch::nn::Linear make_linear(int64_t in, int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
@@ -104,13 +97,13 @@ PaliGemmaWithExpertImpl::PaliGemmaWithExpertImpl(const PaliGemmaArch& arch, bool
                 "policy.action_expert_variant", "use gemma_2b or gemma_300m for both (openpi's sizes)");
   // PaliGemmaForConditionalGenerationWithPiGemma replaces `model` after building lm_head, so
   // lm_head comes first in LeRobot's parameter order; likewise the expert's.
-  auto paligemma = child(*this, "paligemma");
+  auto paligemma = child_module(*this, "paligemma");
   lm_head = paligemma->register_module("lm_head", make_linear(t.width, t.vocab_size, false));
-  auto model = child(*paligemma, "model");
-  vision = child(*model, "vision_tower")->register_module("vision_model", VisionTransformer(arch.vision));
-  projector = child(*model, "multi_modal_projector")->register_module("linear", make_linear(arch.vision.hidden_size, t.width, true));
+  auto model = child_module(*paligemma, "model");
+  vision = child_module(*model, "vision_tower")->register_module("vision_model", VisionTransformer(arch.vision));
+  projector = child_module(*model, "multi_modal_projector")->register_module("linear", make_linear(arch.vision.hidden_size, t.width, true));
   language_model = model->register_module("language_model", GemmaModel(t, /*with_embeddings=*/true, 0));
-  auto gemma_expert = child(*this, "gemma_expert");
+  auto gemma_expert = child_module(*this, "gemma_expert");
   expert_lm_head = gemma_expert->register_module("lm_head", make_linear(e.width, e.vocab_size, false));
   expert = gemma_expert->register_module("model", GemmaModel(e, /*with_embeddings=*/false, expert_adarms ? e.width : 0));
 }

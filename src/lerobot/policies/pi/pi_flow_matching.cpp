@@ -20,19 +20,6 @@ torch::Tensor runs_of(const std::vector<std::pair<int64_t, int64_t>>& runs, cons
 
 }  // namespace
 
-torch::Tensor resize_with_pad_centered(const torch::Tensor& img, int64_t height, int64_t width) {
-  const int64_t h = img.size(2), w = img.size(3);
-  const double ratio = std::max(static_cast<double>(w) / static_cast<double>(width),
-                                static_cast<double>(h) / static_cast<double>(height));
-  const auto rh = static_cast<int64_t>(static_cast<double>(h) / ratio);
-  const auto rw = static_cast<int64_t>(static_cast<double>(w) / ratio);
-  auto resized = F::interpolate(
-      img, F::InterpolateFuncOptions().size(std::vector<int64_t>{rh, rw}).mode(torch::kBilinear).align_corners(false));
-  resized = resized.clamp(0.0, 1.0);
-  const int64_t pad_h0 = (height - rh) / 2, pad_w0 = (width - rw) / 2;
-  return F::pad(resized, F::PadFuncOptions({pad_w0, width - rw - pad_w0, pad_h0, height - rh - pad_h0}).value(0.0));
-}
-
 PiFlowMatchingImpl::PiFlowMatchingImpl(const PiConfigBase& config, bool pi05, const PaliGemmaArch& arch)
     : chunk_size_(config.chunk_size), min_period_(config.min_period), max_period_(config.max_period), pi05_(pi05) {
   if (config.image_resolution.size() != 2 || config.image_resolution[0] != config.image_resolution[1])

@@ -12,6 +12,7 @@
 #include "lerobot/policies/pi/paligemma_with_expert.h"
 #include "lerobot/policies/pi_config_base.h"
 #include "lerobot/policies/vlm/flow_matching.h"
+#include "lerobot/policies/vlm/image_resize.h"
 
 namespace lerobot {
 
@@ -54,10 +55,5 @@ class PiFlowMatchingImpl : public torch::nn::Module {
   bool pi05_;
 };
 TORCH_MODULE(PiFlowMatching);
-
-// openpi's resize_with_pad_torch for (B, C, H, W) float images in [0, 1]: resize to fit
-// height × width keeping the aspect ratio (bilinear), clamp to [0, 1], pad with 0 centred (the
-// extra pixel of an odd margin at the bottom / right).
-torch::Tensor resize_with_pad_centered(const torch::Tensor& img, int64_t height, int64_t width);
 
 }  // namespace lerobot

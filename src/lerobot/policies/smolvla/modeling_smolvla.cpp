@@ -4,6 +4,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/smolvla/vlm_weights.h"
+#include "lerobot/policies/vlm/module_parts.h"
 #include "lerobot/policies/vlm/text_tokenizer.h"
 
 namespace lerobot {
@@ -214,12 +215,7 @@ std::string SmolVLAPolicy::graph_capture_blocker() const {
 }
 
 std::vector<PolicyParamGroup> SmolVLAPolicy::optim_param_groups() {
-  PolicyParamGroup g;
-  for (const auto& p : named_parameters(/*recurse=*/true)) {
-    g.names.push_back(p.key());
-    g.params.push_back(p.value());
-  }
-  return {g};
+  return every_parameter_group(*this);
 }
 
 }  // namespace lerobot

@@ -3,21 +3,12 @@
 
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
 namespace {
 
 namespace F = torch::nn::functional;
-
-torch::nn::Linear make_linear(int64_t in, int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
-
-// An empty container module registered under `name` (transformers' nesting levels such as
-// "embeddings" or "encoder").
-std::shared_ptr<torch::nn::Module> child(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
 
 }  // namespace
 
@@ -54,7 +45,7 @@ LlamaModelImpl::LlamaModelImpl(const LlamaArch& a, bool with_embeddings, const s
 }
 
 SmolVLMConnectorImpl::SmolVLMConnectorImpl(const SmolVLMArch& a) : scale_factor_(a.scale_factor) {
-  auto projection = child(*this, "modality_projection");
+  auto projection = child_module(*this, "modality_projection");
   proj_ = projection->register_module(
       "proj", make_linear(a.vision.hidden_size * a.scale_factor * a.scale_factor, a.text.hidden_size, false));
 }
@@ -71,7 +62,7 @@ torch::Tensor SmolVLMConnectorImpl::forward(const torch::Tensor& x) {
 }
 
 SmolVLMImpl::SmolVLMImpl(const SmolVLMArch& a, int64_t text_layers) {
-  auto model = child(*this, "model");
+  auto model = child_module(*this, "model");
   vision_model = model->register_module("vision_model", VisionTransformer(a.vision));
   connector = model->register_module("connector", SmolVLMConnector(a));
   LlamaArch text = a.text;

@@ -13,19 +13,6 @@ namespace F = torch::nn::functional;
 
 }  // namespace
 
-torch::Tensor resize_with_pad(const torch::Tensor& img, int64_t height, int64_t width, double pad_value) {
-  const int64_t h = img.size(2), w = img.size(3);
-  if (h == height && w == width) return img;
-  const double ratio = std::max(static_cast<double>(w) / static_cast<double>(width),
-                                static_cast<double>(h) / static_cast<double>(height));
-  const auto rh = static_cast<int64_t>(static_cast<double>(h) / ratio);
-  const auto rw = static_cast<int64_t>(static_cast<double>(w) / ratio);
-  auto resized = F::interpolate(
-      img, F::InterpolateFuncOptions().size(std::vector<int64_t>{rh, rw}).mode(torch::kBilinear).align_corners(false));
-  const int64_t pad_h = std::max<int64_t>(0, height - rh), pad_w = std::max<int64_t>(0, width - rw);
-  return F::pad(resized, F::PadFuncOptions({pad_w, 0, pad_h, 0}).value(pad_value));
-}
-
 VLAFlowMatchingImpl::VLAFlowMatchingImpl(const SmolVLAConfig& config, const SmolVLMArch& arch,
                                          int64_t fake_image_token, int64_t global_image_token)
     : config_(config), fake_image_token_(fake_image_token), global_image_token_(global_image_token) {

@@ -13,6 +13,7 @@
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 #include "lerobot/policies/smolvla/smolvlm_with_expert.h"
 #include "lerobot/policies/vlm/flow_matching.h"
+#include "lerobot/policies/vlm/image_resize.h"
 
 namespace lerobot {
 
@@ -55,9 +56,5 @@ class VLAFlowMatchingImpl : public torch::nn::Module {
   int64_t fake_image_token_, global_image_token_;
 };
 TORCH_MODULE(VLAFlowMatching);
-
-// LeRobot's resize_with_pad (SmolVLA's convention): resize (B, C, H, W) to fit height × width
-// keeping the aspect ratio (bilinear), then pad on the left and top with pad_value.
-torch::Tensor resize_with_pad(const torch::Tensor& img, int64_t height, int64_t width, double pad_value);
 
 }  // namespace lerobot

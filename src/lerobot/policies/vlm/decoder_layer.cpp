@@ -3,15 +3,9 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
-namespace {
-
-torch::nn::Linear make_linear(int64_t in, int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
-
-}  // namespace
 
 DecoderAttentionImpl::DecoderAttentionImpl(int64_t hidden, int64_t heads, int64_t kv_heads, int64_t head_dim_,
                                            bool bias, int64_t kv_in)

@@ -6,31 +6,24 @@
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/linear.h"
 #include "lerobot/policies/vlm/activation_checkpoint.h"
+#include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
 namespace {
 
 namespace F = torch::nn::functional;
 
-torch::nn::Linear make_linear(int64_t in, int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
-
-std::shared_ptr<torch::nn::Module> child(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
-
 }  // namespace
 
 VisionTransformerImpl::VisionTransformerImpl(const VisionTransformerArch& a) : arch_(a) {
   const int64_t d = a.hidden_size;
-  auto embeddings = child(*this, "embeddings");
+  auto embeddings = child_module(*this, "embeddings");
   patch_embedding_ = embeddings->register_module(
       "patch_embedding",
       torch::nn::Conv2d(torch::nn::Conv2dOptions(a.num_channels, d, a.patch_size).stride(a.patch_size)));
   const int64_t side = a.patches_per_side();
   position_embedding_ = embeddings->register_module("position_embedding", torch::nn::Embedding(side * side, d));
-  auto encoder = child(*this, "encoder");
+  auto encoder = child_module(*this, "encoder");
   auto list = encoder->register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < a.num_hidden_layers; ++i) {
     auto layer = std::make_shared<torch::nn::Module>();
