@@ -210,7 +210,9 @@ TEST(LeRobotRun, KeysThatWouldChangeTheResultAreRefusedByName) {
   const fs::path file = train_scratch() / "refused" / "peft.json";
   EXPECT_EQ(run_cli("train --config_path=" + file.string(), &log), 2) << log;
   EXPECT_NE(log.find("peft"), std::string::npos) << log;
-  EXPECT_NE(log.find("PEFT"), std::string::npos) << log;
+  // PEFT itself is implemented (test_lora_train.cpp); this file's ACT has no default LoRA targets
+  // and no pretrained path, refused as LeRobot's wrap_with_peft refuses it.
+  EXPECT_NE(log.find("does not define default target_modules"), std::string::npos) << log;
 }
 
 // A run begun in Python: our trainer makes the step-4 checkpoint, which is then turned into what
