@@ -56,7 +56,7 @@ std::map<std::string, torch::Tensor> observation() {
 
 // The trainer's setup (policy, adapters, optimizer) stepped by hand: the base parameters stay
 // byte-identical, every adapter moves, and only the adapters require gradients.
-TEST(LoraTrain, OnlyTheAdaptersTrainAndEveryBaseTensorStaysByteIdentical) {
+TEST(PeftTrain, OnlyTheAdaptersTrainAndEveryBaseTensorStaysByteIdentical) {
   const fs::path out = train_scratch() / "lora_setup";
   auto s = make_train_setup(parse_train_config(lora_run(out, 3)), LaunchEnv{}, std::nullopt);
   ASSERT_TRUE(s->peft.has_value());
@@ -102,7 +102,7 @@ TEST(LoraTrain, OnlyTheAdaptersTrainAndEveryBaseTensorStaysByteIdentical) {
   EXPECT_EQ(adapters_moved, 26);
 }
 
-TEST(LoraTrain, TheCheckpointHoldsLeRobotsPeftFilesAndActsThroughInferencePolicy) {
+TEST(PeftTrain, TheCheckpointHoldsLeRobotsPeftFilesAndActsThroughInferencePolicy) {
   const fs::path out = train_scratch() / "lora_run";
   const TrainResult r = run_train(lora_run(out, 3, {"--save_freq=1"}));
   EXPECT_EQ(r.final_step, 3);
@@ -171,7 +171,7 @@ TEST(LoraTrain, TheCheckpointHoldsLeRobotsPeftFilesAndActsThroughInferencePolicy
   EXPECT_THROW(InferencePolicy{moved}, Error);
 }
 
-TEST(LoraTrain, ARunResumedMidwayEndsBitIdentical) {
+TEST(PeftTrain, ARunResumedMidwayEndsBitIdentical) {
   const fs::path full = train_scratch() / "lora_full", part = train_scratch() / "lora_part";
   run_train(lora_run(full, 4, {"--save_freq=2"}));
   fs::copy(full, part, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
@@ -191,7 +191,7 @@ TEST(LoraTrain, ARunResumedMidwayEndsBitIdentical) {
             base_checkpoint().string());
 }
 
-TEST(LoraTrain, PeftWithoutAPretrainedPolicyOrWithEmaIsRefused) {
+TEST(PeftTrain, PeftWithoutAPretrainedPolicyOrWithEmaIsRefused) {
   std::string log;
   const std::vector<std::string> scratch = {
       "--policy.type=smolvla", "--dataset.root=" + testing::reach2d_dataset().string(),
