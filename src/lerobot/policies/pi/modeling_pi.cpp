@@ -5,30 +5,10 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/pi/pi_checkpoint_keys.h"
-#include "lerobot/policies/smolvla/modeling_smolvla.h"  // kLanguageTokens, kLanguageMask
 #include "lerobot/policies/vlm/module_parts.h"
+#include "lerobot/policies/vlm/vla_batch.h"
 
 namespace lerobot {
-namespace {
-
-namespace F = torch::nn::functional;
-
-torch::Tensor pad_last_dim(const torch::Tensor& x, int64_t size) {
-  if (x.size(-1) >= size) return x;
-  return F::pad(x, F::PadFuncOptions({0, size - x.size(-1)}));
-}
-
-const torch::Tensor& need(const Batch& batch, const std::string& key, const std::string& policy) {
-  auto it = batch.find(key);
-  if (it == batch.end())
-    throw_usage("the " + policy + " batch has no '" + key + "'", key,
-                key.rfind("observation.language", 0) == 0
-                    ? "run the batch through the " + policy + " preprocessor (its tokenizer step makes the language tokens)"
-                    : "the dataset must provide it");
-  return it->second;
-}
-
-}  // namespace
 
 PiPolicy::PiPolicy(const PI0Config& config, std::optional<PaliGemmaArch> arch)
     : PiPolicy(std::make_shared<PI0Config>(config), false, std::move(arch)) {}
@@ -51,7 +31,7 @@ PiPolicy::PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optiona
   rtc_ = parse_rtc_config(config_->rtc_config, "policy.rtc_config");
   auto it = config_->output_features.find("action");
   if (it == config_->output_features.end() || it->second.shape.empty())
-    throw_usage(std::string(pi05_ ? "π0.5" : "π0") + " needs an 'action' output feature", "policy.output_features");
+    throw_usage(std::string(display_name()) + " needs an 'action' output feature", "policy.output_features");
   action_dim_ = it->second.shape[0];
   model = register_module("model", PiFlowMatching(*config_, pi05_, arch ? *arch : paligemma_arch(*config_)));
 }
@@ -83,19 +63,18 @@ PiInputs PiPolicy::prepare_inputs(const Batch& batch) const {
     in.images.push_back(torch::ones_like(last_img) * -1);
     in.image_masks.push_back(torch::zeros_like(last_mask));
   }
-  const char* name = pi05_ ? "π0.5" : "π0";
   if (!pi05_) {
-    auto state = need(batch, "observation.state", name);
+    auto state = vla_batch_entry(batch, "observation.state", display_name());
     if (state.dim() > 2) state = state.select(1, state.size(1) - 1);
-    in.state = pad_last_dim(state, config_->max_state_dim);
+    in.state = pad_vector(state, config_->max_state_dim);
   }
-  in.tokens = need(batch, kLanguageTokens, name);
-  in.token_mask = need(batch, kLanguageMask, name).to(torch::kBool);
+  in.tokens = vla_batch_entry(batch, kLanguageTokens, display_name());
+  in.token_mask = vla_batch_entry(batch, kLanguageMask, display_name()).to(torch::kBool);
   return in;
 }
 
 PolicyOutput PiPolicy::forward(const Batch& batch) {
-  const auto& action = need(batch, "action", pi05_ ? "π0.5" : "π0");
+  const auto& action = vla_batch_entry(batch, "action", display_name());
   const std::vector<int64_t> shape = {action.size(0), action.size(1), config_->max_action_dim};
   auto noise = torch::normal(0.0, 1.0, shape, c10::nullopt, action.options().dtype(torch::kFloat));
   const auto& c = *config_;
@@ -107,7 +86,7 @@ PolicyOutput PiPolicy::forward(const Batch& batch) {
 PolicyOutput PiPolicy::forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time,
                                const torch::Tensor& prefix_mask) {
   const PiInputs in = prepare_inputs(batch);
-  auto actions = pad_last_dim(need(batch, "action", pi05_ ? "π0.5" : "π0"), config_->max_action_dim);
+  auto actions = pad_vector(vla_batch_entry(batch, "action", display_name()), config_->max_action_dim);
   auto losses = model->forward(in, actions, noise, time, prefix_mask).narrow(2, 0, action_dim_);
   PolicyOutput out;
   out.loss = losses.mean();
@@ -115,7 +94,7 @@ PolicyOutput PiPolicy::forward(const Batch& batch, const torch::Tensor& noise, c
 }
 
 torch::Tensor PiPolicy::draw_noise(const Batch& batch) const {
-  const auto& tokens = need(batch, kLanguageTokens, pi05_ ? "π0.5" : "π0");
+  const auto& tokens = vla_batch_entry(batch, kLanguageTokens, display_name());
   const std::vector<int64_t> shape = {tokens.size(0), config_->chunk_size, config_->max_action_dim};
   return torch::normal(0.0, 1.0, shape, c10::nullopt, torch::TensorOptions().dtype(torch::kFloat).device(tokens.device()));
 }
@@ -160,7 +139,7 @@ torch::Tensor PiPolicy::select_action(const Batch& batch) {
 }
 
 std::string PiPolicy::graph_capture_blocker() const {
-  return std::string(pi05_ ? "π0.5" : "π0") + "'s captured step has not been run on a GPU yet";
+  return std::string(display_name()) + "'s captured step has not been run on a GPU yet";
 }
 
 TensorMap PiPolicy::adapt_checkpoint_keys(TensorMap weights, const std::string& source) const {

@@ -42,6 +42,7 @@ class PiPolicy : public Policy, public RtcPolicy {
   const PolicyConfig& config() const override { return *config_; }
   const PiConfigBase& pi_config() const { return *config_; }
   bool is_pi05() const { return pi05_; }
+  const char* display_name() const { return pi05_ ? "π0.5" : "π0"; }  // for messages
   // LeRobot's from_pretrained key fixing (fix_pi_checkpoint_keys: openpi's names, π0's and
   // π0.5's time-MLP names, lm_head copied into embed_tokens, "model." added), and SigLIP keys
   // without the vision_model level (transformers 5.6+ writes them so) given it back.

@@ -10,13 +10,6 @@
 namespace lerobot {
 namespace {
 
-namespace F = torch::nn::functional;
-
-torch::Tensor pad_last_dim(const torch::Tensor& x, int64_t size) {
-  if (x.size(-1) >= size) return x;
-  return F::pad(x, F::PadFuncOptions({0, size - x.size(-1)}));
-}
-
 // LeRobot's Aloha conversions (adapt_to_pi_aloha), on the values the policy sees: joints 1, 2, 8
 // and 9 flipped, the grippers (6, 13) mapped between Aloha's linear space and pi's angular one.
 torch::Tensor unnormalize(const torch::Tensor& x, double lo, double hi) { return x * (hi - lo) + lo; }
@@ -40,15 +33,7 @@ torch::Tensor aloha_convert(const torch::Tensor& x, Fn gripper) {
   return y;
 }
 
-const torch::Tensor& need(const Batch& batch, const std::string& key) {
-  auto it = batch.find(key);
-  if (it == batch.end())
-    throw_usage("the SmolVLA batch has no '" + key + "'", key,
-                key.rfind("observation.language", 0) == 0
-                    ? "run the batch through the SmolVLA preprocessor (its tokenizer step makes the language tokens)"
-                    : "the dataset must provide it");
-  return it->second;
-}
+const torch::Tensor& need(const Batch& batch, const std::string& key) { return vla_batch_entry(batch, key, "SmolVLA"); }
 
 }  // namespace
 
@@ -121,7 +106,7 @@ VlaInputs SmolVLAPolicy::prepare_inputs(const Batch& batch) const {
   auto state = need(batch, "observation.state");
   if (state.dim() > 2) state = state.select(1, state.size(1) - 1);
   if (config_.adapt_to_pi_aloha) state = aloha_convert(state, gripper_to_angular);
-  in.state = pad_last_dim(state, config_.max_state_dim);
+  in.state = pad_vector(state, config_.max_state_dim);
   in.tokens = need(batch, kLanguageTokens);
   in.token_mask = need(batch, kLanguageMask).to(torch::kBool);
   return in;
@@ -139,7 +124,7 @@ PolicyOutput SmolVLAPolicy::forward(const Batch& batch, const torch::Tensor& noi
   const VlaInputs in = prepare_inputs(batch);
   auto actions = need(batch, "action");
   if (config_.adapt_to_pi_aloha) actions = aloha_convert(actions, gripper_from_angular_inv);
-  actions = pad_last_dim(actions, config_.max_action_dim);
+  actions = pad_vector(actions, config_.max_action_dim);
   auto losses = model->forward(in, actions, noise, time).narrow(2, 0, action_dim_);
   PolicyOutput out;
   out.values["losses_after_forward"] = losses.detach().mean();

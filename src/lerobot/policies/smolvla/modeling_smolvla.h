@@ -11,11 +11,9 @@
 #include "lerobot/policies/rtc.h"
 #include "lerobot/policies/smolvla/configuration_smolvla.h"
 #include "lerobot/policies/smolvla/vla_flow_matching.h"
+#include "lerobot/policies/vlm/vla_batch.h"
 
 namespace lerobot {
-
-inline constexpr const char* kLanguageTokens = "observation.language.tokens";
-inline constexpr const char* kLanguageMask = "observation.language.attention_mask";
 
 class SmolVLAPolicy : public Policy, public RtcPolicy {
  public:
