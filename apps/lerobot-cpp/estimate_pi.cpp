@@ -20,17 +20,14 @@ void print_pi_estimate(const PiConfigBase& config, int64_t batch, int64_t camera
   const PaliGemmaArch arch = paligemma_arch(config);
   const PiSize size = pi_size(arch, pi05, config.max_state_dim, config.max_action_dim, config.freeze_vision_encoder,
                               config.train_expert_only);
-  int64_t lm_heads = 0;
-  for (const auto& p : size.parts)
-    if (p.name.find("lm_head") != std::string::npos) lm_heads += p.parameters;
   std::printf("policy %s: %s + %s, SigLIP So400m/14 at %lld px: %lld parameters (%.2f B), as LeRobot's %s builds it; "
               "%.2f B of them are the two lm_heads it builds and never reads\n",
               config.type().c_str(), config.paligemma_variant.c_str(), config.action_expert_variant.c_str(),
               static_cast<long long>(config.image_resolution.at(0)), static_cast<long long>(size.parameters()),
-              size.parameters() / 1e9, pi05 ? "PI05Pytorch" : "PI0Pytorch", lm_heads / 1e9);
+              size.parameters() / 1e9, pi05 ? "PI05Pytorch" : "PI0Pytorch", size.unread_parameters() / 1e9);
   for (const auto& p : size.parts)
     std::printf("  %-58s %14lld%s\n", p.name.c_str(), static_cast<long long>(p.parameters), p.trainable ? "" : "  (frozen)");
-  const int64_t patches = (config.image_resolution.at(0) / arch.vision.patch_size) * (config.image_resolution.at(0) / arch.vision.patch_size);
+  const int64_t patches = arch.vision.patches_per_side() * arch.vision.patches_per_side();
   const int64_t prefix = cameras * patches + config.tokenizer_max_length;
   const int64_t suffix = config.chunk_size + (pi05 ? 0 : 1);
   const bool vision_trains = !config.freeze_vision_encoder && !config.train_expert_only;
@@ -40,24 +37,18 @@ void print_pi_estimate(const PiConfigBase& config, int64_t batch, int64_t camera
   std::printf("  %-44s %10s %10s\n", "", "float32", "bfloat16");
   auto row = [](const char* what, double f32, double bf16) { std::printf("  %-44s %10.1f %10.1f\n", what, f32, bf16); };
   row("weights", gb(size.weight_bytes("float32")), gb(size.weight_bytes("bfloat16")));
-  // lm_heads and the last layer's unread prefix outputs get no gradient: no gradient or AdamW state.
-  auto trained = [&](const std::string& dtype) {
-    int64_t unused = 0;
-    for (const auto& p : size.parts)
-      if (p.trainable && p.name.find("lm_head") != std::string::npos) unused += p.parameters * (dtype == "bfloat16" ? 2 : 4);
-    return size.gradient_bytes(dtype) - unused;
+  row("gradients", gb(size.gradient_bytes("float32")), gb(size.gradient_bytes("bfloat16")));
+  row("AdamW state (two moments)", gb(size.optimizer_bytes("float32")), gb(size.optimizer_bytes("bfloat16")));
+  auto held = [&](const std::string& dtype) {
+    return size.weight_bytes(dtype) + size.gradient_bytes(dtype) + size.optimizer_bytes(dtype);
   };
-  row("gradients", gb(trained("float32")), gb(trained("bfloat16")));
-  row("AdamW state (two moments)", gb(2 * trained("float32")), gb(2 * trained("bfloat16")));
   for (bool ckpt : {false, true}) {
     const auto f32 = pi_activation_bytes(arch, pi05, "float32", ckpt, cameras, prefix, suffix, vision_trains);
     const auto bf16 = pi_activation_bytes(arch, pi05, "bfloat16", ckpt, cameras, prefix, suffix, vision_trains);
     row(ckpt ? "activations, gradient_checkpointing=true (peak)" : "activations, gradient_checkpointing=false",
         gb(batch * f32.peak), gb(batch * bf16.peak));
-    const double base32 = gb(size.weight_bytes("float32") + 3 * trained("float32"));
-    const double base16 = gb(size.weight_bytes("bfloat16") + 3 * trained("bfloat16"));
-    row(ckpt ? "total, gradient_checkpointing=true" : "total, gradient_checkpointing=false", base32 + gb(batch * f32.peak),
-        base16 + gb(batch * bf16.peak));
+    row(ckpt ? "total, gradient_checkpointing=true" : "total, gradient_checkpointing=false",
+        gb(held("float32") + batch * f32.peak), gb(held("bfloat16") + batch * bf16.peak));
   }
   std::printf("(activations counted from this implementation's forward, checked against its heap at small sizes; "
               "CUDA's allocator and kernels' workspaces come on top)\n");

@@ -183,7 +183,9 @@ TEST(LoraReference, TargetsNamesShapesAndInitialisationMatchPeft) {
   for (const auto& [k, v] : lora_ref()["trainable"].items()) want[k] = v.get<std::vector<int64_t>>();
   EXPECT_EQ(trainable, want);
   for (const auto& p : policy->named_parameters())
-    if (p.key().find(".lora_B.") != std::string::npos) EXPECT_EQ(p.value().abs().sum().item<double>(), 0.0) << p.key();
+    if (p.key().find(".lora_B.") != std::string::npos) {
+      EXPECT_EQ(p.value().abs().sum().item<double>(), 0.0) << p.key();
+    }
   EXPECT_DOUBLE_EQ(s.scaling(), lora_ref()["scaling"].get<double>());
   // Adapters at PEFT's init leave the policy's actions as they were, and as LeRobot's.
   const auto chunk = chunk_of(*policy);
@@ -209,7 +211,9 @@ TEST(LoraReference, LossGradientsAndChunkWithAdaptersMatchPeft) {
   std::map<std::string, torch::Tensor> params;
   for (auto& p : policy->named_parameters()) {
     params[peft_live_name(p.key())] = p.value();
-    if (!p.value().requires_grad()) EXPECT_FALSE(p.value().grad().defined()) << p.key() << " is frozen";
+    if (!p.value().requires_grad()) {
+      EXPECT_FALSE(p.value().grad().defined()) << p.key() << " is frozen";
+    }
   }
   ASSERT_FALSE(lora_ref()["grads"].empty());
   for (const auto& [name, want] : lora_ref()["grads"].items()) {

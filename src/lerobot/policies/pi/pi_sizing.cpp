@@ -102,6 +102,12 @@ int64_t PiSize::trainable_parameters() const {
   return n;
 }
 
+int64_t PiSize::unread_parameters() const {
+  int64_t n = 0;
+  for (const auto& p : parts) n += p.read ? 0 : p.parameters;
+  return n;
+}
+
 int64_t PiSize::weight_bytes(const std::string& dtype) const {
   int64_t n = 0;
   for (const auto& p : parts) n += p.parameters * (dtype == "bfloat16" && !p.float32_in_bf16 ? 2 : 4);
@@ -111,7 +117,7 @@ int64_t PiSize::weight_bytes(const std::string& dtype) const {
 int64_t PiSize::gradient_bytes(const std::string& dtype) const {
   int64_t n = 0;
   for (const auto& p : parts)
-    if (p.trainable) n += p.parameters * (dtype == "bfloat16" && !p.float32_in_bf16 ? 2 : 4);
+    if (p.trainable && p.read) n += p.parameters * (dtype == "bfloat16" && !p.float32_in_bf16 ? 2 : 4);
   return n;
 }
 
@@ -125,14 +131,14 @@ PiSize pi_size(const PaliGemmaArch& a, bool pi05, int64_t max_state_dim, int64_t
   const bool vlm = !train_expert_only;
   PiSize s;
   s.parts = {
-      {"paligemma.lm_head", linear(t.width, t.vocab_size, false), false, vlm},
+      {"paligemma.lm_head", linear(t.width, t.vocab_size, false), false, vlm, /*read=*/false},
       {"paligemma.model.vision_tower", vision_parameters(a.vision), true, vlm && !freeze_vision_encoder},
       {"paligemma.model.multi_modal_projector", linear(a.vision.hidden_size, t.width), true, vlm},
       {"paligemma.model.language_model.embed_tokens", t.vocab_size * t.width, false, vlm},
       {"paligemma.model.language_model.layers (matrices)", t.depth * gemma_layer_matrices(t), false, vlm},
       {"paligemma.model.language_model.layers (norms)", t.depth * 2 * norm_parameters(t.width, 0), true, vlm},
       {"paligemma.model.language_model.norm", norm_parameters(t.width, 0), true, vlm},
-      {"gemma_expert.lm_head", linear(e.width, e.vocab_size, false), false, true},
+      {"gemma_expert.lm_head", linear(e.width, e.vocab_size, false), false, true, /*read=*/false},
       {"gemma_expert.model.layers (matrices)", e.depth * gemma_layer_matrices(e), false, true},
       {"gemma_expert.model.layers (norms)", e.depth * 2 * norm_parameters(e.width, cond), true, true},
       {"gemma_expert.model.norm", norm_parameters(e.width, cond), true, true},

@@ -17,15 +17,18 @@ struct PiPart {
   std::string name;       // LeRobot's module prefix under model.paligemma_with_expert (or model.)
   int64_t parameters = 0;
   bool float32_in_bf16 = false;  // kept float32 by to_bfloat16_for_selected_params
-  bool trainable = true;
+  bool trainable = true;          // requires_grad, as LeRobot sets it
+  bool read = true;               // false: the lm_heads, built and never read, so never given a gradient
 };
 
 struct PiSize {
   std::vector<PiPart> parts;
   int64_t parameters() const;
   int64_t trainable_parameters() const;
+  int64_t unread_parameters() const;  // the lm_heads
   // Bytes of the weights in `dtype` ("float32" or "bfloat16": LeRobot's mix), of the gradients and
-  // of AdamW's two moments (same dtype as each parameter) for the trainable ones.
+  // of AdamW's two moments (same dtype as each parameter) for the trainable parts that get a
+  // gradient (AdamW keeps no state for a parameter that never had one).
   int64_t weight_bytes(const std::string& dtype) const;
   int64_t gradient_bytes(const std::string& dtype) const;
   int64_t optimizer_bytes(const std::string& dtype) const;
