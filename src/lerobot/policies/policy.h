@@ -13,6 +13,7 @@
 
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/policy_config.h"
+#include "lerobot/policies/unit_runner.h"
 
 namespace lerobot {
 
@@ -54,6 +55,11 @@ class Policy : public torch::nn::Module {
   // Optimizer groups (LeRobot's get_optim_params); default: one group of every parameter that
   // requires grad, in named_parameters() order.
   virtual std::vector<PolicyParamGroup> optim_param_groups();
+
+  // The units its forward runs through run_unit(), in forward order (see unit_runner.h): what
+  // sharded data parallel gathers and frees one at a time and activation checkpointing recomputes.
+  // Empty: the policy is one unit (sharding still works; nothing is recomputed).
+  virtual std::vector<PolicyUnit> units() { return {}; }
 
   // Why a training step of this policy cannot be recorded once and replayed as a CUDA graph (work
   // decided on the host that must differ from step to step, even with set_device_side_randomness

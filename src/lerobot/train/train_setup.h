@@ -43,6 +43,9 @@ struct TrainSetup {
   std::unique_ptr<Scheduler> scheduler;  // null when the run has no scheduler (a preset without one)
   std::unique_ptr<LossScaler> scaler;      // fp16 only
   std::unique_ptr<GradReducer> reducer;    // world size > 1 only
+  // Around each of the policy's units in the training forward (unit_runner.h): activation
+  // checkpointing (--accelerator.activation_checkpointing.mode=full), innermost; null: none.
+  std::unique_ptr<UnitRunner> checkpoint_runner;
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
   std::unique_ptr<hub::CheckpointUploader> uploader;  // --save_checkpoint_to_hub, main process only
   // --peft.*: the adapters' settings and the base policy's path (adapter_config.json's

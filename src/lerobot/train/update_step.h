@@ -36,6 +36,7 @@ struct UpdateStepParts {
   Scheduler* scheduler = nullptr;
   LossScaler* scaler = nullptr;
   GradReducer* reducer = nullptr;
+  UnitRunner* unit_runner = nullptr;  // installed around the training forward (unit_runner.h)
   ProcessGroup* group = nullptr;  // for the buffer broadcast before each forward when > 1 process
   torch::Device device{torch::kCPU};
   std::string mixed_precision = "no";  // --accelerator.mixed_precision
