@@ -17,6 +17,7 @@
 #include "lerobot/distributed/launcher.h"
 #include "lerobot/distributed/process_group.h"
 #include "reducer_model.h"
+#include "sharded_helper.h"
 
 using namespace lerobot;
 using namespace lerobot_test;
@@ -232,6 +233,7 @@ int main(int argc, char** argv) {
     }
     if (mode == "collectives") return collectives(*pg);
     if (mode == "reducer") return reducer(pg, arg);
+    if (mode == "sharded") return sharded(pg, g_out, arg);
     if (mode == "misbehave") return misbehave(*pg, arg);
     if (mode == "rank0_phase") return rank0_phase(*pg, arg);
     std::cerr << "unknown mode " << mode << "\n";

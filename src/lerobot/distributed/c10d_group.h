@@ -62,6 +62,26 @@ class C10dWork : public CollectiveWork {
   bool waited_ = false;
 };
 
+// A work followed by host-side completion (e.g. summing the chunks an all-to-all brought in).
+class ThenWork : public CollectiveWork {
+ public:
+  ThenWork(std::unique_ptr<CollectiveWork> inner, std::function<void()> then)
+      : inner_(std::move(inner)), then_(std::move(then)) {}
+  void wait() override {
+    inner_->wait();
+    if (then_) {
+      auto f = std::move(then_);
+      then_ = nullptr;
+      f();
+    }
+  }
+  int64_t completed_at_ns() const override { return inner_->completed_at_ns(); }
+
+ private:
+  std::unique_ptr<CollectiveWork> inner_;
+  std::function<void()> then_;
+};
+
 template <class Backend>
 class C10dGroup : public ProcessGroup {
  public:
@@ -100,6 +120,72 @@ class C10dGroup : public ProcessGroup {
     }
     return std::make_unique<C10dWork>(ctx_, work, "all_reduce", seq, tensor,
                                       op == ReduceOp::kAvg ? static_cast<double>(world_) : 1.0);
+  }
+
+  std::unique_ptr<CollectiveWork> all_gather_into_async(torch::Tensor output, torch::Tensor input) override {
+    int64_t seq = ctx_->monitor->enter();
+    c10d::AllgatherOptions o;
+    o.timeout = ctx_->timeout;
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+      if (name_ == "nccl") {
+        work = pg_->_allgather_base(output, input, o);
+      } else {  // Gloo: the list form (its flat form is missing in 1.13); it copies into the views.
+        // bfloat16 travels as float32 (1.13's Gloo has no bfloat16).
+        const bool widen = input.scalar_type() == torch::kBFloat16;
+        torch::Tensor in_t = widen ? input.to(torch::kFloat32) : input;
+        torch::Tensor out_t = widen ? torch::empty({output.numel()}, in_t.options()) : output;
+        std::vector<std::vector<at::Tensor>> out(1);
+        for (int r = 0; r < world_; ++r) out[0].push_back(out_t.narrow(0, r * in_t.numel(), in_t.numel()).view(in_t.sizes()));
+        std::vector<at::Tensor> in{in_t};
+        work = pg_->allgather(out, in, o);
+        auto inner = std::make_unique<C10dWork>(ctx_, work, "all_gather", seq, torch::Tensor(), 1.0);
+        if (!widen) return inner;
+        return std::make_unique<ThenWork>(std::move(inner), [output, out_t]() mutable {
+          torch::NoGradGuard no_grad;
+          output.copy_(out_t);
+        });
+      }
+    } catch (const std::exception& e) {
+      ctx_->monitor->fail("all_gather", seq, e.what());
+    }
+    return std::make_unique<C10dWork>(ctx_, work, "all_gather", seq, torch::Tensor(), 1.0);
+  }
+
+  std::unique_ptr<CollectiveWork> reduce_scatter_async(torch::Tensor output, torch::Tensor input,
+                                                       ReduceOp op) override {
+    int64_t seq = ctx_->monitor->enter();
+    const double divide = op == ReduceOp::kAvg ? static_cast<double>(world_) : 1.0;
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+      if (name_ == "nccl") {
+        c10d::ReduceScatterOptions o;
+        o.reduceOp = c10d::ReduceOp::SUM;
+        o.timeout = ctx_->timeout;
+        work = pg_->_reduce_scatter_base(output, input, o);
+        return std::make_unique<C10dWork>(ctx_, work, "reduce_scatter", seq, output, divide);
+      }
+      // Gloo has no reduce-scatter: an all-to-all brings every rank's chunk r to rank r (the same
+      // bytes on the wire), and the chunks are summed here.
+      // bfloat16 travels and is summed as float32 (1.13's Gloo has no bfloat16).
+      c10d::AllToAllOptions o;
+      o.timeout = ctx_->timeout;
+      torch::Tensor send = input.scalar_type() == torch::kBFloat16 ? input.to(torch::kFloat32) : input;
+      auto received = torch::empty_like(send);
+      std::vector<int64_t> counts;  // empty: equal splits
+      work = pg_->alltoall_base(received, send, counts, counts, o);
+      auto inner = std::make_unique<C10dWork>(ctx_, work, "reduce_scatter", seq, torch::Tensor(), 1.0);
+      const int64_t world = world_;
+      return std::make_unique<ThenWork>(std::move(inner), [received, send, output, world, divide]() mutable {
+        torch::NoGradGuard no_grad;
+        torch::Tensor sum = received.view({world, output.numel()}).sum(0);
+        if (divide != 1.0) sum.div_(divide);
+        output.copy_(sum);
+      });
+    } catch (const std::exception& e) {
+      ctx_->monitor->fail("reduce_scatter", seq, e.what());
+    }
+    return nullptr;  // not reached: fail() throws
   }
 
   void broadcast(torch::Tensor tensor, int root) override {

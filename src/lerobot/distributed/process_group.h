@@ -39,6 +39,13 @@ class ProcessGroup {
   void all_reduce(torch::Tensor tensor, ReduceOp op = ReduceOp::kSum) {
     all_reduce_async(std::move(tensor), op)->wait();
   }
+  // All-gather into one buffer: `output` (contiguous, numel = world_size × input.numel()) ends
+  // with rank r's `input` in its r-th chunk.
+  virtual std::unique_ptr<CollectiveWork> all_gather_into_async(torch::Tensor output, torch::Tensor input) = 0;
+  // Reduce-scatter: `input` (contiguous, world_size chunks of output.numel()) is reduced over
+  // ranks chunk-wise and rank r's `output` receives chunk r (kSum or kAvg).
+  virtual std::unique_ptr<CollectiveWork> reduce_scatter_async(torch::Tensor output, torch::Tensor input,
+                                                               ReduceOp op) = 0;
   // In place: every rank ends with root's values.
   virtual void broadcast(torch::Tensor tensor, int root = 0) = 0;
   virtual void barrier() = 0;
@@ -61,6 +68,8 @@ class SingleProcessGroup : public ProcessGroup {
   std::string backend() const override { return "single"; }
   torch::Device device() const override { return device_; }
   std::unique_ptr<CollectiveWork> all_reduce_async(torch::Tensor tensor, ReduceOp op) override;
+  std::unique_ptr<CollectiveWork> all_gather_into_async(torch::Tensor output, torch::Tensor input) override;
+  std::unique_ptr<CollectiveWork> reduce_scatter_async(torch::Tensor output, torch::Tensor input, ReduceOp op) override;
   void broadcast(torch::Tensor, int) override {}
   void barrier() override {}
   void wait_for_rank0(const std::string&) override {}

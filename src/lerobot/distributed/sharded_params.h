@@ -1,0 +1,134 @@
+// ShardedParameters: sharded data parallel (FSDP's full sharding, ZeRO-3) over a ProcessGroup.
+//
+// Parameters are grouped in units (the layers a forward walks through) plus a root unit (every
+// parameter of no unit). Within a unit, the parameters of one dtype and one optimizer group are
+// laid end to end in one flat tensor, padded to a multiple of the world size; each rank keeps only
+// its 1/N slice of it (the shard, a leaf tensor: what the optimizer steps, so its state is sharded
+// too). The module's parameters stay the module's tensors, aliasing the flat tensor's storage,
+// which exists only while the unit is gathered:
+//
+//   forward   gather(u): all-gather the shards (waiting for a prefetch), prefetch the next unit;
+//             the unit runs; after_forward(u): released again (reshard_after_forward) or kept.
+//   backward  before the unit's backward (a node on its outputs): gathered again, the previous
+//             unit prefetched; after it (a node on its inputs): its gradients are reduce-scattered
+//             into the shards' .grad (averaged over ranks) and the unit is released.
+//   end       end_backward(): what backward did not reach (a unit whose inputs need no gradient,
+//             the root) is reduce-scattered now, in a fixed order, and everything is released.
+//
+// Every rank issues the same collectives in the same order as long as the forward runs the units
+// in the same order on every rank (the reduce-scatters go out in reverse forward order, whatever
+// order backward finishes them in). Gradient accumulation: the micro-steps before the last keep
+// full gradients on the module's parameters (no communication, as no_sync); the last one reduces.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lerobot/distributed/process_group.h"
+
+namespace lerobot {
+
+struct ShardedUnitSpec {
+  std::string name;                       // for messages and the start-up report
+  std::vector<std::string> param_names;   // parallel to params
+  std::vector<torch::Tensor> params;      // the module's parameters (their storage is taken over)
+  std::vector<int> groups;                // optimizer group of each parameter; -1: frozen
+};
+
+struct ShardedOptions {
+  bool reshard_after_forward = true;  // false: a unit stays gathered from its forward to its backward
+  bool prefetch = true;               // gather the next unit while the current one computes
+};
+
+// Bytes per rank (what sharding divides) and what is gathered at once.
+struct ShardedMemory {
+  int64_t shard_bytes = 0;         // this rank's parameter shards (padded)
+  int64_t total_bytes = 0;         // every parameter, unsharded
+  int64_t largest_unit_bytes = 0;  // the largest unit gathered (the root included)
+  int64_t trainable_shard_bytes = 0;
+};
+
+// Collective volume of the training steps so far (unsharded bytes of what was gathered or
+// reduce-scattered; each moves (N-1)/N of it over the wire per rank, as an all-reduce moves twice that).
+struct ShardedTraffic {
+  int64_t steps = 0;           // begin_forward calls
+  int64_t gathered_bytes = 0;  // all-gathers, prefetches included
+  int64_t reduced_bytes = 0;   // reduce-scatters
+  int64_t gathers = 0, reductions = 0;
+};
+
+class ShardedParameters {
+ public:
+  // units: the declared units in forward order, then the root unit last (may be empty).
+  ShardedParameters(std::vector<ShardedUnitSpec> units, std::shared_ptr<ProcessGroup> group,
+                    ShardedOptions options = {});
+  ~ShardedParameters();
+  ShardedParameters(const ShardedParameters&) = delete;
+  ShardedParameters& operator=(const ShardedParameters&) = delete;
+
+  int world_size() const;
+  size_t num_units() const;  // the root included (last)
+  const std::string& unit_name(size_t unit) const;
+  ShardedMemory memory() const;
+  ShardedTraffic traffic() const;
+  // Bytes of gathered (unsharded) parameters held right now.
+  int64_t gathered_bytes() const;
+
+  // The optimizer's tensors for group g: one shard per flat tensor of that group, with names.
+  std::vector<torch::Tensor> shards_of_group(int group) const;
+  std::vector<std::string> shard_names_of_group(int group) const;
+  // Every trainable shard, in flat order (for clipping and non-finite checks), with names.
+  std::vector<torch::Tensor> trainable_shards() const;
+  std::vector<std::string> trainable_shard_names() const;
+
+  // ---- one training step ----
+  // Whether this step's backward reduces the gradients (the last micro-step of an accumulation).
+  void set_sync(bool sync);
+  void begin_forward();  // gathers the root unit; starts a step
+  // Forward of unit u (see above). Inputs that require a gradient come back aliased through the
+  // post-backward node; outputs through the pre-backward node.
+  std::vector<torch::Tensor> before_unit(size_t unit, const std::vector<torch::Tensor>& inputs);
+  std::vector<torch::Tensor> after_unit(size_t unit, const std::vector<torch::Tensor>& outputs);
+  // After loss.backward(): with `sync`, reduce-scatters what backward did not and waits for every
+  // reduce-scatter (the shards' .grad are then set); without, the module's parameters keep their
+  // accumulated full gradients. Releases every gathered unit.
+  void end_backward(bool sync);
+  // torch's clip_grad_norm_ over all ranks' shards: the global L2 norm (all-reduced), each shard's
+  // gradient scaled by min(1, max_norm / (norm + 1e-6)) when max_norm > 0. Returns the norm.
+  torch::Tensor clip_grad_norm_(double max_norm);
+
+  // ---- the whole model, for work outside the step (evaluation, writing a checkpoint) ----
+  void gather_all();   // collective: every unit gathered until release_all()
+  void release_all();  // not collective
+
+  // ---- the non-sharded layout of per-parameter state (optimizer state in checkpoints) ----
+  // Module parameter names in unit order, with the optimizer group of each (-1: frozen).
+  struct ParamInfo {
+    std::string name;
+    int group;
+    std::vector<int64_t> shape;
+    size_t flat;   // index of its flat tensor
+    int64_t offset;
+  };
+  const std::vector<ParamInfo>& params() const;
+  // The flat tensors of optimizer group g, in the order shards_of_group(g) lists their shards.
+  std::vector<size_t> flats_of_group(int group) const;
+  // Index of each trainable flat tensor's shard in trainable_shards() order → flat index.
+  std::vector<size_t> trainable_flats() const;
+  // Collective: a per-shard tensor (like the shard of flat `flat`) gathered into the full flat
+  // tensor, unpadded ([numel] of that flat).
+  torch::Tensor gather_flat(size_t flat, const torch::Tensor& shard_like);
+  // This rank's shard of a full flat tensor ([numel] or padded), as a new tensor.
+  torch::Tensor shard_of_flat(size_t flat, const torch::Tensor& full) const;
+  int64_t flat_numel(size_t flat) const;
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace lerobot

@@ -1,0 +1,61 @@
+// ShardedParameters over real Gloo processes on 127.0.0.1 (dist_test_helper "sharded"): 2 ranks,
+// each on its half of every global batch, end with the parameters of one process on the whole
+// batch (AdamW, weight decay, clipping by the global norm, a frozen parameter inside a unit), with
+// units released after forward, kept until backward, and with gradient accumulation; a run on one
+// half alone is far from it (the comparison can fail). Bytes per rank halve from 1 to 2 ranks.
+#include <gtest/gtest.h>
+
+#include "run_helper.h"
+
+using namespace lerobot_test;
+
+namespace {
+Results run_sharded(int world, const std::string& variant, TempDir& dir) {
+  auto res = run_ranks(world, "sharded", dir.path, variant);
+  EXPECT_EQ(res.exit_code, 0) << res.message;
+  return read_results(dir.path + "/sharded_rank0.txt");
+}
+}  // namespace
+
+class ShardedParams : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShardedParams, TwoRanksMatchOneProcessOnTheWholeBatch) {
+  TempDir dir;
+  const Results r0 = run_sharded(2, GetParam(), dir);
+  const Results r1 = read_results(dir.path + "/sharded_rank1.txt");
+  ASSERT_EQ(r0.count("vs_reference"), 1u);
+  ASSERT_EQ(r1.count("vs_reference"), 1u);
+  std::printf("%s: relative update difference rank 0 %.3g, rank 1 %.3g; one half alone %.3g\n", GetParam().c_str(),
+              r0.at("vs_reference")[0], r1.at("vs_reference")[0], r0.at("own_half_vs_reference")[0]);
+  EXPECT_LE(r0.at("vs_reference")[0], 1e-5);
+  EXPECT_LE(r1.at("vs_reference")[0], 1e-5);
+  EXPECT_GT(r0.at("own_half_vs_reference")[0], 1e-2) << "training on one half should not match the whole batch";
+
+  // What is gathered when: 3 units of one flat each (the frozen bias of layer1 is a second flat),
+  // 4 flats in all, and the root's one flat. With resharding each unit is gathered for its forward
+  // and again for its backward; without, once; the root once per step. After forward only the
+  // root is held (resharding) or everything; after the step nothing.
+  const double unit_flats = 4, root_flats = 1;
+  const double gathers = GetParam() == "keep" ? unit_flats + root_flats : 2 * unit_flats + root_flats;
+  EXPECT_DOUBLE_EQ(r0.at("gathers_per_step")[0], gathers);
+  EXPECT_EQ(r0.at("held_after_step")[0], 0);
+  const double root_bytes = (16 * 4 + 16 + 2 * 16 + 2) * 4;  // in and out, float32, even so no padding
+  if (GetParam() == "keep") EXPECT_EQ(r0.at("held_after_forward")[0], r0.at("total_bytes")[0]);
+  else EXPECT_EQ(r0.at("held_after_forward")[0], root_bytes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, ShardedParams, ::testing::Values("reshard", "keep", "accum"));
+
+TEST(ShardedParamsMemory, BytesPerRankHalveFromOneToTwoRanks) {
+  TempDir one, two;
+  const Results m1 = run_sharded(1, "reshard", one);
+  const Results m2 = run_sharded(2, "reshard", two);
+  ASSERT_EQ(m1.count("shard_bytes"), 1u);
+  ASSERT_EQ(m2.count("shard_bytes"), 1u);
+  const double b1 = m1.at("shard_bytes")[0], b2 = m2.at("shard_bytes")[0];
+  EXPECT_EQ(m1.at("total_bytes")[0], b1) << "one rank holds everything";
+  // Half, up to the padding: at most one element per flat tensor (5 flats of float32 here).
+  EXPECT_GE(b2, b1 / 2);
+  EXPECT_LE(b2, b1 / 2 + 5 * 4);
+  EXPECT_EQ(m2.at("total_bytes")[0], b1);
+}
