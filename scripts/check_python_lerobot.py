@@ -9,6 +9,9 @@ the predicted action chunk with the one `lerobot-cpp infer --output` wrote to CP
     lerobot-cpp infer --policy.path=DIR --observation=obs.safetensors --output=cpp.safetensors
     PYTHONPATH=<lerobot checkout>/src python3 scripts/check_python_lerobot.py DIR obs.safetensors cpp.safetensors
 
+A LoRA checkpoint (config.json use_peft: true, adapter_config.json) is loaded as LeRobot's make_policy
+loads one: the base from base_model_name_or_path, then PeftModel.from_pretrained.
+
 Needs LeRobot and its Python dependencies (not installable on the CI machines: no PyPI); exits 0
 when the largest difference is within --atol.
 """
@@ -38,15 +41,27 @@ def main() -> int:
     from lerobot.policies.factory import get_policy_class, make_pre_post_processors
 
     config = PreTrainedConfig.from_pretrained(args.pretrained_dir)
-    policy = get_policy_class(config.type).from_pretrained(args.pretrained_dir)
+    if getattr(config, "use_peft", False):
+        # A LoRA (--peft.*) checkpoint, as LeRobot's make_policy loads one: the base policy named
+        # by adapter_config.json (with this config), then PEFT's adapters on it. Needs PEFT's src/
+        # on PYTHONPATH (docs/PYTHON_RUNS.md).
+        from peft import PeftConfig, PeftModel
+
+        peft_config = PeftConfig.from_pretrained(args.pretrained_dir)
+        base = get_policy_class(config.type).from_pretrained(peft_config.base_model_name_or_path, config=config)
+        policy = PeftModel.from_pretrained(base, args.pretrained_dir, config=peft_config, is_trainable=True)
+        print(f"PEFT: base {peft_config.base_model_name_or_path}, {len(policy.targeted_module_names)} modules with "
+              f"LoRA r={peft_config.r} alpha={peft_config.lora_alpha}")
+    else:
+        policy = get_policy_class(config.type).from_pretrained(args.pretrained_dir)
     policy.eval()
     print(f"policy: {type(policy).__name__}, {sum(p.numel() for p in policy.parameters())} parameters, "
-          f"inputs {list(policy.config.input_features)}")
+          f"inputs {list(config.input_features)}")
     if (Path(args.pretrained_dir) / "train_config.json").exists():  # a training checkpoint
         train_cfg = TrainPipelineConfig.from_pretrained(args.pretrained_dir)
         print(f"train_config.json: policy {train_cfg.policy.type}, batch_size {train_cfg.batch_size}, "
               f"steps {train_cfg.steps}, env {train_cfg.env}")
-    pre, post = make_pre_post_processors(policy.config, pretrained_path=args.pretrained_dir)
+    pre, post = make_pre_post_processors(config, pretrained_path=args.pretrained_dir)
 
     observation = {}
     for key, t in load_file(args.observation).items():

@@ -21,6 +21,7 @@ int eval_main(const Args& args);
 int dataset_main(const Args& args);
 int estimate_main(const Args& args);
 int infer_main(const Args& args);
+int export_main(const Args& args);
 
 bool wants_help(const Args& args);
 

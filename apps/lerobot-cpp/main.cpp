@@ -23,6 +23,7 @@ commands:
   dataset    info | validate | stats | generate: inspect, check or create LeRobot datasets
   estimate   estimate memory and time of a training run
   infer      run a pretrained policy on one observation file (safetensors), print its actions
+  export     --merge_adapters=true: a LoRA (--peft.*) checkpoint as a plain policy, adapters folded in
 
 Run 'lerobot-cpp <command> --help' for the flags of a command; 'lerobot-cpp --version' for the version.
 )";
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     if (command == "dataset") return app::dataset_main(args);
     if (command == "estimate") return app::estimate_main(args);
     if (command == "infer") return app::infer_main(args);
+    if (command == "export") return app::export_main(args);
     std::cerr << "error: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const Error& e) {

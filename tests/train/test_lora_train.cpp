@@ -4,7 +4,8 @@
 // config.json with use_peft: true (no model.safetensors; the base is adapter_config.json's
 // base_model_name_or_path), a resumed run ends bit-identical, the checkpoint acts through
 // InferencePolicy, and --peft.* without a pretrained policy, or with EMA, is refused as LeRobot
-// refuses it.
+// refuses it. A new run from an adapter checkpoint trains its adapters further on their base, and
+// `lerobot-cpp export --merge_adapters=true` writes a plain policy that acts as the adapters do.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -47,6 +48,16 @@ std::vector<std::string> lora_run(const fs::path& out, int64_t steps, std::vecto
                                    "--output_dir=" + out.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
+}
+
+// A two-step LoRA run's checkpoint (adapters that moved away from lora_B = 0), once per process.
+const fs::path& adapter_checkpoint() {
+  static const fs::path pm = [] {
+    const fs::path out = train_scratch() / "lora_adapters";
+    run_train(lora_run(out, 2));
+    return out / "checkpoints/last/pretrained_model";
+  }();
+  return pm;
 }
 
 std::map<std::string, torch::Tensor> observation() {
@@ -207,6 +218,117 @@ TEST(PeftTrain, PeftWithoutAPretrainedPolicyOrWithEmaIsRefused) {
   EXPECT_EQ(testing::run_cli("train" + testing::join_args(lora_run(train_scratch() / "lora_dora", 1, {"--peft.method_type=MISS"})), &log), 2)
       << log;
   EXPECT_NE(log.find("--peft"), std::string::npos) << log;
+}
+
+// LeRobot's `--policy.path=<adapter checkpoint>` without --resume: make_policy loads the base and
+// the adapters, the trainer skips wrap_with_peft. The adapters start from the checkpoint's values
+// with its settings (--peft.r ignored), only they train, and the new checkpoint names the base.
+TEST(PeftTrain, ANewRunFromAnAdapterCheckpointTrainsItsAdaptersFurther) {
+  const fs::path& ckpt = adapter_checkpoint();
+  const TensorMap trained = load_safetensors(ckpt / "adapter_model.safetensors");
+  const std::vector<std::string> args = {"--policy.path=" + ckpt.string(),
+                                         "--dataset.root=" + testing::reach2d_dataset().string(), "--batch_size=4",
+                                         "--steps=2", "--num_workers=0", "--seed=8"};
+  {
+    auto with_r = args;
+    with_r.push_back("--peft.r=8");
+    with_r.push_back("--output_dir=" + (train_scratch() / "lora_again_setup").string());
+    auto s = make_train_setup(parse_train_config(with_r), LaunchEnv{}, std::nullopt);
+    ASSERT_TRUE(s->peft.has_value());
+    EXPECT_EQ(s->peft->r, 4) << "the checkpoint's adapters keep their rank";
+    int adapters = 0;
+    for (const auto& p : s->policy->named_parameters()) {
+      EXPECT_EQ(p.value().requires_grad(), lora::is_adapter_parameter(p.key())) << p.key();
+      if (!lora::is_adapter_parameter(p.key())) continue;
+      ++adapters;
+      const auto it = trained.find("base_model.model." + p.key());
+      ASSERT_NE(it, trained.end()) << p.key();
+      EXPECT_TRUE(torch::equal(it->second, p.value().detach().cpu())) << p.key() << ": not the checkpoint's adapter";
+    }
+    EXPECT_EQ(adapters, 26);
+  }
+  const fs::path out = train_scratch() / "lora_again";
+  auto run = args;
+  run.push_back("--output_dir=" + out.string());
+  EXPECT_EQ(run_train(run).final_step, 2);
+  const fs::path pm = out / "checkpoints/last/pretrained_model";
+  EXPECT_FALSE(fs::exists(pm / "model.safetensors"));
+  EXPECT_EQ(load_json_or_yaml(pm / "adapter_config.json")["base_model_name_or_path"], base_checkpoint().string())
+      << "the adapters' base, not the adapter checkpoint";
+  EXPECT_EQ(load_json_or_yaml(pm / "adapter_config.json")["r"], 4);
+  const Json tc = load_json_or_yaml(pm / "train_config.json");
+  EXPECT_EQ(tc["peft"]["r"], 4);
+  EXPECT_EQ(tc["policy"]["use_peft"], true);
+  EXPECT_GT(count_different_tensors(ckpt / "adapter_model.safetensors", pm / "adapter_model.safetensors"), 0);
+  InferencePolicy again(pm);
+  again.set_task("push the block");
+  EXPECT_TRUE(torch::isfinite(again.predict_action_chunk(observation())).all().item<bool>());
+}
+
+// `lerobot-cpp export --merge_adapters=true`: a plain pretrained_model whose chunk equals the
+// adapter checkpoint's to 1e-6 (PEFT's merge_and_unload); controls: the base alone (the adapters
+// not folded) and lora_alpha doubled (the scale wrong) give other chunks.
+TEST(PeftTrain, TheMergedExportActsAsTheAdapterCheckpoint) {
+  const fs::path& ckpt = adapter_checkpoint();
+  const fs::path dir = train_scratch() / "lora_export", merged = dir / "merged";
+  std::string log;
+  ASSERT_EQ(testing::run_cli("export --policy.path=" + ckpt.string() + " --merge_adapters=true --output_dir=" +
+                                 merged.string(), &log), 0) << log;
+  EXPECT_NE(log.find("merged 13 LoRA adapters"), std::string::npos) << log;
+  for (const char* gone : {"adapter_config.json", "adapter_model.safetensors", "train_config.json", "lerobot_cpp_config.json"})
+    EXPECT_FALSE(fs::exists(merged / gone)) << gone;
+  EXPECT_TRUE(fs::exists(merged / "policy_preprocessor.json"));
+  EXPECT_TRUE(fs::exists(merged / "policy_postprocessor.json"));
+  EXPECT_EQ(load_json_or_yaml(merged / "config.json")["use_peft"], false);
+  const TensorMap base_file = load_safetensors(base_checkpoint() / "model.safetensors");
+  const TensorMap merged_file = load_safetensors(merged / "model.safetensors");
+  ASSERT_EQ(merged_file.size(), base_file.size());
+  int folded = 0;
+  for (const auto& [k, t] : base_file) {
+    ASSERT_TRUE(merged_file.count(k)) << k;
+    EXPECT_EQ(merged_file.at(k).dtype(), t.dtype()) << k;
+    folded += !torch::equal(merged_file.at(k), t);
+  }
+  EXPECT_EQ(folded, 13) << "one weight per adapted Linear changes, nothing else";
+
+  auto chunk = [](const fs::path& pm) {
+    InferencePolicy p(pm);
+    p.set_task("push the block");
+    torch::manual_seed(3);
+    return p.predict_action_chunk(observation());
+  };
+  const torch::Tensor with_adapters = chunk(ckpt), from_merged = chunk(merged), base = chunk(base_checkpoint());
+  EXPECT_LT((from_merged - with_adapters).abs().max().item<double>(), 1e-6);
+  EXPECT_GT((base - with_adapters).abs().max().item<double>(), 1e-4) << "control: the adapters not folded in";
+  const fs::path doubled = dir / "alpha16";
+  fs::copy(ckpt, doubled, fs::copy_options::recursive);
+  testing::edit_json(doubled / "adapter_config.json", [](Json& j) { j["lora_alpha"] = 16; });
+  ASSERT_EQ(testing::run_cli("export --policy.path=" + doubled.string() + " --merge_adapters=true --output_dir=" +
+                                 (dir / "merged16").string(), &log), 0) << log;
+  EXPECT_GT((chunk(dir / "merged16") - with_adapters).abs().max().item<double>(), 1e-5) << "control: the scale wrong";
+
+  // infer takes it as any policy folder.
+  save_safetensors(dir / "obs.safetensors", {{"observation.state", torch::tensor({0.3f, 0.6f})},
+                                             {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}});
+  ASSERT_EQ(testing::run_cli("infer --policy.path=" + merged.string() + " --observation=" +
+                                 (dir / "obs.safetensors").string() + " --task=\"push the block\"", &log), 0) << log;
+  EXPECT_NE(log.find("action chunk 4 x 2"), std::string::npos) << log;
+
+  // Usage errors naming the flag and the fix; nothing written.
+  EXPECT_EQ(testing::run_cli("export --policy.path=" + base_checkpoint().string() + " --merge_adapters=true --output_dir=" +
+                                 (dir / "plain").string(), &log), 2) << log;
+  EXPECT_NE(log.find("--policy.path"), std::string::npos) << log;
+  EXPECT_NE(log.find("not an adapter checkpoint"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir / "plain"));
+  EXPECT_EQ(testing::run_cli("export --policy.path=" + ckpt.string() + " --merge_adapters=true --output_dir=" +
+                                 merged.string(), &log), 2) << log;
+  EXPECT_NE(log.find("--output_dir"), std::string::npos) << log;
+  EXPECT_NE(log.find("already exists"), std::string::npos) << log;
+  EXPECT_EQ(testing::run_cli("export --policy.path=" + ckpt.string() + " --output_dir=" + (dir / "x").string(), &log), 2)
+      << log;
+  EXPECT_NE(log.find("--merge_adapters"), std::string::npos) << log;
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/lora/peft_adapter_io.h"
+#include "lerobot/policies/model_folder.h"
 #include "lerobot/policies/register_policies.h"
 
 namespace lerobot {
@@ -84,16 +85,21 @@ PolicyPtr load_pretrained_weights(const PolicyConfig& config, const fs::path& di
       throw_checkpoint("No pretrained model name found in adapter config. Can't instantiate the pre-trained policy on "
                        "which the adapter was trained.", adapter_config.string(),
                        "set base_model_name_or_path to the base policy's pretrained_model folder");
-    if (!fs::is_directory(base))
-      throw_checkpoint("the adapter's base policy '" + base + "' is not a local folder (lerobot.cpp loads PEFT bases "
-                       "from disk only)", adapter_config.string(),
-                       "download the base policy and set base_model_name_or_path to its folder");
+    // A local folder as it is; a Hub id through the installed resolver (lerobot-cpp's fetches it
+    // into $HF_HUB_CACHE, as LeRobot's from_pretrained(base_model_name_or_path) does).
+    fs::path base_dir;
+    try {
+      base_dir = resolve_model_folder(base, {kConfigFile, kModelFile}, "base_model_name_or_path");
+    } catch (const Error& e) {
+      throw_checkpoint("the adapter's base policy '" + base + "' cannot be found: " + e.problem(), adapter_config.string(),
+                       "set base_model_name_or_path to the base policy's pretrained_model folder or Hub id");
+    }
     // The base is built from this config less use_peft (the flag is restored whatever happens).
     auto& flag = const_cast<PolicyConfig&>(config).use_peft;
     flag = false;
     PolicyPtr policy;
     try {
-      policy = load_pretrained_weights(config, base, device);
+      policy = load_pretrained_weights(config, base_dir, device);
     } catch (...) {
       flag = true;
       throw;

@@ -40,7 +40,11 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
         {"act", "ACTPolicy"}, {"diffusion", "DiffusionPolicy"}, {"vqbet", "VQBeTPolicy"},
         {"smolvla", "SmolVLAPolicy"}, {"pi0", "PI0Policy"}, {"pi05", "PI05Policy"}};
     const auto cls = classes.find(type);
-    lora::save_adapter_folder(dir, *s.policy, *s.peft, s.peft_base, cls == classes.end() ? type : cls->second,
+    // A run started from an adapter checkpoint (--policy.path=<a --peft.* run's pretrained_model>)
+    // trains those adapters on their base: the new adapter_config.json names that base, as PEFT's
+    // PeftModel keeps the base_model_name_or_path it was loaded with.
+    const std::string base = lora::adapter_base(s.peft_base).value_or(s.peft_base);
+    lora::save_adapter_folder(dir, *s.policy, *s.peft, base, cls == classes.end() ? type : cls->second,
                               "lerobot.policies." + type + ".modeling_" + type);
     Json config = Json::parse(policy_config_json(s.policy->config()));
     config["use_peft"] = true;

@@ -113,11 +113,15 @@ void TrainPipelineConfig::validate() const {
       throw_usage("--ema.enable=true is not supported together with PEFT adapters.", "ema.enable",
                   "drop --ema.enable or --peft.*");
   }
-  if (policy && policy->use_peft && (peft.is_null() || !resume))
-    throw_usage("use_peft: true outside a resumed PEFT run: fine-tuning from a PEFT checkpoint (adapters loaded, "
-                "then trained further) is not implemented in lerobot.cpp", "policy.use_peft",
-                "resume the PEFT run (--resume=true --config_path=<checkpoint>/pretrained_model), or fine-tune "
-                "from its base policy with --peft.*");
+  // A resumed PEFT run has its peft section; a new run from an adapter checkpoint gets the adapters'
+  // own (adopt_adapter_checkpoint); use_peft with no checkpoint at all is LeRobot's make_policy error.
+  if (policy && policy->use_peft && !resume && !policy->pretrained_path)
+    throw_usage("Instantiating a policy with `use_peft=True` without a checkpoint is not supported since that requires "
+                "the PEFT config parameters to be set.", "policy.use_peft",
+                "drop --policy.use_peft; to train adapters pass --policy.path=<pretrained policy> --peft.method_type=LORA");
+  if (policy && policy->use_peft && resume && peft.is_null())
+    throw_usage("use_peft: true in a resumed run without its peft settings", "peft",
+                "resume from the PEFT run's own checkpoint (--config_path=<checkpoint>/pretrained_model)");
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
                 "checkpoint_format");
@@ -158,6 +162,34 @@ std::vector<std::string> unused_keys_set_in(const Json& file) {
     if (value && (fallback == nullptr || *value != *fallback)) out.push_back(key);
   }
   return out;
+}
+
+}  // namespace
+
+namespace {
+
+// --policy.path=<the pretrained_model of a --peft.* run>, not resumed: LeRobot's make_policy loads
+// the base and the adapters (is_trainable) and its trainer skips wrap_with_peft, so the adapters go
+// on training with the settings adapter_config.json holds, whatever --peft.* says; --peft.* may be
+// left out here (LeRobot needs one to write a loadable checkpoint).
+void adopt_adapter_checkpoint(TrainPipelineConfig& cfg) {
+  const fs::path dir = *cfg.policy->pretrained_path;
+  const fs::path ac = dir / "adapter_config.json";
+  if (!fs::exists(ac))
+    throw_usage("use_peft is true but '" + dir.string() + "' holds no adapter_config.json", "policy.use_peft",
+                "point --policy.path at the pretrained_model folder of a --peft.* run, or drop --policy.use_peft");
+  const lora::LoraSettings s = lora::settings_from_adapter_config(load_json_or_yaml(ac));
+  const Json adopted = lora::to_json(lora::peft_config_from_settings(s));
+  if (!cfg.peft.is_null()) {
+    const Json given = lora::to_json(*lora::peft_config_from_json(cfg.peft));
+    for (const char* key : {"r", "lora_alpha", "target_modules", "init_type"})
+      if (!given[key].is_null() && given[key] != adopted[key])
+        LOG_WARNING << "--peft." << key << "=" << given[key].dump() << " is not applied: the adapters loaded from "
+                    << ac.string() << " keep their own " << key << " (" << adopted[key].dump() << ")";
+  }
+  LOG_INFO << "PEFT adapter loaded from checkpoint " << dir.string() << " (LoRA r=" << s.r << " alpha=" << s.lora_alpha
+           << "): a new run trains these adapters further";
+  cfg.peft = adopted;
 }
 
 }  // namespace
@@ -215,6 +247,10 @@ TrainPipelineConfig parse_train_config(const std::vector<std::string>& words) {
     cfg.policy->push_to_hub = false;
   }
   check_publish_flags(cfg);  // --policy.push_to_hub without a (valid) --policy.repo_id: refused now
+  if (!cfg.resume && cfg.policy && cfg.policy->use_peft && cfg.policy->pretrained_path) {
+    adopt_adapter_checkpoint(cfg);
+    cfg.validate();  // the adopted settings meet the PEFT checks (EMA, method) as given ones would
+  }
   return cfg;
 }
 

@@ -68,7 +68,17 @@ std::vector<std::string> inject(torch::nn::Module& root, const LoraSettings& s) 
     if (!lin)
       refuse("PEFT target '" + name + "' is not a Linear layer (only LoRA on Linear is implemented)",
              "narrow --peft.target_modules to Linear layers");
-    if (lin->named_children().size() != 0) continue;
+    if (lin->named_children().size() != 0) {
+      // Adapters loaded from an adapter checkpoint (a new run from one: LeRobot's trainer skips
+      // wrap_with_peft for a PeftModel): kept as they are when they have this rank.
+      auto* a = lin->named_children().find("lora_A");
+      if (!a) continue;
+      if ((*a)->as<torch::nn::LinearImpl>()->weight.size(0) != s.r)
+        throw Error(ErrorKind::kUsage, "'" + name + "' already carries LoRA adapters of another rank than r = " + std::to_string(s.r),
+                    "peft.r", "drop --peft.r: the adapters' own settings apply");
+      targeted.push_back(name);
+      continue;
+    }
     const auto& w = lin->weight;
     const int64_t out = w.size(0), in = w.size(1);
     auto opts = torch::TensorOptions().dtype(torch::kFloat).device(w.device());

@@ -37,7 +37,8 @@ bool is_module_to_save(const LoraSettings& s, const std::string& name);
 
 // Adds adapters to every target Linear under root (module names relative to root), initialised as
 // PEFT's init_lora_weights says, on each base weight's device. Refuses a target that is not a
-// Linear, and settings that match nothing. Returns the targeted names, sorted.
+// Linear, and settings that match nothing. A target that already carries adapters of rank r
+// (loaded from an adapter checkpoint) keeps them. Returns the targeted names, sorted.
 std::vector<std::string> inject(torch::nn::Module& root, const LoraSettings& s);
 
 // requires_grad false for every parameter but the adapters and those of the modules to save

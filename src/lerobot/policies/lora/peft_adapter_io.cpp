@@ -31,4 +31,14 @@ LoraSettings load_adapter_folder(const std::filesystem::path& dir, torch::nn::Mo
   return s;
 }
 
+std::optional<std::string> adapter_base(const std::filesystem::path& dir) {
+  const auto cfg_path = dir / "adapter_config.json";
+  if (!std::filesystem::is_regular_file(cfg_path)) return std::nullopt;
+  std::ifstream in(cfg_path);
+  const Json j = Json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("base_model_name_or_path") || !j["base_model_name_or_path"].is_string())
+    return std::nullopt;
+  return j["base_model_name_or_path"].get<std::string>();
+}
+
 }  // namespace lerobot::lora

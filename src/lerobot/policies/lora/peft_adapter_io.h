@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <torch/torch.h>
@@ -19,5 +20,8 @@ void save_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& po
 // Reads adapter_config.json, injects adapters into `policy` as it says, loads
 // adapter_model.safetensors into them and freezes the rest; returns the settings.
 LoraSettings load_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy);
+
+// adapter_config.json's base_model_name_or_path when `dir` holds an adapter folder, else nullopt.
+std::optional<std::string> adapter_base(const std::filesystem::path& dir);
 
 }  // namespace lerobot::lora

@@ -220,4 +220,14 @@ LoraSettings settings_from_adapter_config(const Json& j) {
   return s;
 }
 
+PeftConfig peft_config_from_settings(const LoraSettings& s) {
+  PeftConfig c;
+  c.target_modules = s.target_regex ? Json(*s.target_regex) : Json(s.target_names);
+  c.full_training_modules = s.modules_to_save;
+  c.init_type = s.init_lora_weights;
+  c.r = s.r;
+  c.lora_alpha = s.lora_alpha;
+  return c;
+}
+
 }  // namespace lerobot::lora

@@ -49,4 +49,9 @@ Json adapter_config_json(const LoraSettings& s, const std::string& base_model_na
                          const std::string& policy_class, const std::string& policy_module);
 LoraSettings settings_from_adapter_config(const Json& j);
 
+// The PeftConfig that resolve_peft turns back into `s`'s targets, modules to save, r, alpha and
+// init (a new run from an adapter checkpoint trains those adapters with their own settings, as
+// LeRobot's trainer does once make_policy has loaded them).
+PeftConfig peft_config_from_settings(const LoraSettings& s);
+
 }  // namespace lerobot::lora
