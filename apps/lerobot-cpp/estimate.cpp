@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "estimate_pi.h"
+#include "estimate_shard.h"
 #include "lerobot/common/device.h"
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
@@ -44,6 +45,20 @@ estimate flags:
                           smaller last batch when it comes within 2K steps (default: 10)
   --cameras=<int>         pi0/pi05: cameras to size the prefix for (default: the dataset's, else 3)
 
+does a sharded run fit? (any of these prints the per-GPU peak, term by term; docs/DISTRIBUTED.md,
+"When to shard", says what it counts and leaves out):
+  --parallelism.dp_shard=<int>                   GPUs each parameter, gradient and AdamW state is
+                                                 sharded over (-1: all --num_gpus; default 1;
+                                                 without --num_gpus the run has N processes)
+  --accelerator.fsdp.reshard_after_forward=<bool> true: a unit is gathered only while it runs;
+                                                 false: kept gathered from forward to backward
+  --accelerator.fsdp.cpu_offload=<bool>          AdamW state and a float32 master copy on the host
+  --gpu_memory_gb=<float>                        one GPU's memory: prints "fits in G GB per GPU" or
+                                                 what it needs and what to try
+  (pi0/pi05 also follow --policy.dtype and --policy.gradient_checkpointing; other policies' units
+  are not declared to estimate, so the whole model counts as one unit, and their activations are
+  the measured step's, on a GPU only)
+
 For --policy.type=pi0 or pi05 it first prints the model's parameters by part and the memory per
 process (weights, gradients, AdamW state, activations with and without gradient_checkpointing,
 float32 and bfloat16), computed without building the model; the dataset is then optional, and a
@@ -52,6 +67,7 @@ step is timed only on a GPU.
 
 struct EstimateFlags {
   int num_gpus = 1;
+  bool num_gpus_given = false;
   double epochs = 1.0;
   int measure_steps = 10;
   int cameras = 0;  // π0/π0.5 without a dataset: cameras to size for (0: the dataset's, else 3)
@@ -70,7 +86,10 @@ EstimateFlags take_estimate_flags(Args& args) {
       }
       throw_usage("bad value '" + value + "' for " + key, key, "give a number >= " + std::to_string(static_cast<int>(lo)));
     };
-    if (name == "num_gpus") f.num_gpus = static_cast<int>(number(1));
+    if (name == "num_gpus") {
+      f.num_gpus = static_cast<int>(number(1));
+      f.num_gpus_given = true;
+    }
     else if (name == "cameras") f.cameras = static_cast<int>(number(1));
     else if (name == "epochs") f.epochs = number(0);
     else f.measure_steps = static_cast<int>(number(1));
@@ -131,7 +150,10 @@ int estimate_main(const Args& input) {
     return 0;
   }
   Args args = input;
-  const EstimateFlags ef = take_estimate_flags(args);
+  EstimateFlags ef = take_estimate_flags(args);
+  const ShardFlags shard = take_shard_flags(args);
+  const auto [dp_shard, processes] = estimate_dp_shard(shard, ef.num_gpus_given ? ef.num_gpus : 0);
+  ef.num_gpus = static_cast<int>(processes);
   TrainPipelineConfig cfg = parse_train_config(args);
   if (const auto* pi = cfg.policy.as<PiConfigBase>()) {
     int64_t cameras = ef.cameras;
@@ -139,6 +161,9 @@ int estimate_main(const Args& input) {
       cameras = static_cast<int64_t>(load_dataset_metadata(*cfg.dataset.root).camera_keys().size()) + pi->empty_cameras;
     if (cameras == 0) cameras = 3;
     print_pi_estimate(*pi, cfg.batch_size, cameras);
+    if (shard.given)
+      print_shard_estimate(shard, dp_shard, cfg.batch_size, pi->gradient_checkpointing, pi->dtype,
+                           [&](int64_t b, bool ckpt) { return pi_model_bytes(*pi, b, cameras, ckpt); });
     if (!torch::cuda::is_available() || !cfg.dataset.root) {
       std::printf("not timed: %s\n", torch::cuda::is_available()
                                            ? "pass --dataset.root to time training steps on this GPU"
@@ -224,6 +249,32 @@ int estimate_main(const Args& input) {
               "communication not included)\n",
               duration(static_cast<double>(loop_steps) * step_s).c_str(), static_cast<long long>(loop_steps), step_s,
               ef.num_gpus);
+  if (shard.given && !cfg.policy.as<PiConfigBase>()) {
+    // No units declared here: the whole model is one, gathered whole; activations are what the
+    // measured step held on a GPU beyond its weights, gradients and AdamW state (unknown on a CPU).
+    ModelBytes m;
+    for (const auto& [dtype, c] : result.learnable_by_dtype) {
+      m.weights += c.bytes;
+      m.gradients += c.bytes;
+      m.trained_parameters += c.numel;
+    }
+    for (const auto& [dtype, c] : result.frozen_by_dtype) m.weights += c.bytes;
+    m.optimizer = 2 * m.gradients;
+    m.largest_unit = m.all_units = m.weights;
+    m.largest_unit_gradients = m.gradients;
+    m.largest_unit_name = "the whole model";
+    std::optional<int64_t> measured;
+    if (const auto peak = device_memory_peak(torch::Device(result.device)))
+      measured = std::max<int64_t>(0, static_cast<int64_t>(peak->allocated_gb * 1024.0 * 1024.0 * 1024.0) -
+                                          m.weights - m.gradients - m.optimizer);
+    std::string dtypes;
+    for (const auto& [dtype, c] : result.learnable_by_dtype) dtypes += (dtypes.empty() ? "" : "+") + dtype;
+    print_shard_estimate(shard, dp_shard, batch, std::nullopt, dtypes, [&](int64_t b, bool) {
+      ModelBytes at = m;
+      if (measured) at.activations = *measured * b / batch;  // taken as proportional to the batch
+      return at;
+    });
+  }
   return 0;
 }
 

@@ -8,11 +8,15 @@ namespace {
 
 int64_t linear(int64_t in, int64_t out, bool bias = true) { return in * out + (bias ? out : 0); }
 
+int64_t vision_layer_parameters(const VisionTransformerArch& v) {
+  const int64_t h = v.hidden_size;
+  return 4 * linear(h, h) + 2 * 2 * h + linear(h, v.intermediate_size) + linear(v.intermediate_size, h);
+}
+
 int64_t vision_parameters(const VisionTransformerArch& v) {
   const int64_t h = v.hidden_size, side = v.patches_per_side();
-  int64_t n = linear(v.num_channels * v.patch_size * v.patch_size, h) + side * side * h;
-  const int64_t layer = 4 * linear(h, h) + 2 * 2 * h + linear(h, v.intermediate_size) + linear(v.intermediate_size, h);
-  return n + v.num_hidden_layers * layer + 2 * h;
+  const int64_t n = linear(v.num_channels * v.patch_size * v.patch_size, h) + side * side * h;
+  return n + v.num_hidden_layers * vision_layer_parameters(v) + 2 * h;
 }
 
 // A Gemma layer's parameters; its two norms are counted apart (they stay float32 in bfloat16).
@@ -88,6 +92,24 @@ PiActivations pi_activation_bytes(const PaliGemmaArch& a, bool pi05, const std::
       vision_trains ? a.vision.num_hidden_layers * 4 * n_img * a.vision.hidden_size + vision_layer : 0;
   act.peak = std::max(act.after_forward + layer, image_out + images + vision_recompute);
   return act;
+}
+
+PiUnitBytes pi_unit_bytes(const PaliGemmaArch& a, bool pi05, const std::string& dtype, bool freeze_vision_encoder,
+                          bool train_expert_only) {
+  const int64_t e = dtype == "bfloat16" ? 2 : 4;
+  const auto& v = a.vision;
+  const int64_t text = e * gemma_layer_matrices(a.text) + 4 * 2 * norm_parameters(a.text.width, 0);
+  const int64_t expert =
+      e * gemma_layer_matrices(a.expert) + 4 * 2 * norm_parameters(a.expert.width, pi05 ? a.expert.width : 0);
+  const int64_t vision = 4 * vision_layer_parameters(v);
+  PiUnitBytes u;
+  u.pairs = std::max(a.text.depth, a.expert.depth);
+  u.vision_layers = v.num_hidden_layers;
+  u.pair_weights = text + expert;
+  u.pair_gradients = (train_expert_only ? 0 : text) + expert;
+  u.vision_layer_weights = vision;
+  u.vision_layer_gradients = train_expert_only || freeze_vision_encoder ? 0 : vision;
+  return u;
 }
 
 int64_t PiSize::parameters() const {

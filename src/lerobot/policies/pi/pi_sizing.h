@@ -48,6 +48,18 @@ PiActivations pi_activation_bytes(const PaliGemmaArch& arch, bool pi05, const st
                                   int64_t cameras, int64_t prefix_tokens, int64_t suffix_tokens, bool vision_trains,
                                   bool fused_vision_attention = true);
 
+// The bytes of the units a sharded run gathers one at a time (a joint layer pair: a PaliGemma
+// layer and the expert's layer of the same depth; a SigLIP layer), for `dtype` as pi_size counts
+// them (RMS norms and the whole vision tower stay float32 in bfloat16), and of the gradients each
+// gets (none for a frozen part).
+struct PiUnitBytes {
+  int64_t pairs = 0, vision_layers = 0;
+  int64_t pair_weights = 0, pair_gradients = 0;
+  int64_t vision_layer_weights = 0, vision_layer_gradients = 0;
+};
+PiUnitBytes pi_unit_bytes(const PaliGemmaArch& arch, bool pi05, const std::string& dtype, bool freeze_vision_encoder,
+                          bool train_expert_only);
+
 // `pi05`: π0.5's adaRMS expert and time MLP instead of π0's state token and action-time MLP.
 PiSize pi_size(const PaliGemmaArch& arch, bool pi05, int64_t max_state_dim, int64_t max_action_dim,
                bool freeze_vision_encoder, bool train_expert_only);
