@@ -188,7 +188,7 @@ TEST(LeRobotRun, KeysThatWouldChangeTheResultAreRefusedByName) {
       {{"parallelism", "cfg_parallel"}, 2, "parallelism.cfg_parallel"},
       {{"parallelism", "dp_shard"}, 2, "parallelism.dp_shard"},
       {{"accelerator", "compile", "enabled"}, true, "accelerator.compile.enabled"},
-      {{"accelerator", "activation_checkpointing", "mode"}, "full", "accelerator.activation_checkpointing.mode"},
+      {{"accelerator", "activation_checkpointing", "mode"}, "selective", "accelerator.activation_checkpointing.mode"},
   };
   for (const auto& c : cases) {
     Json j = base;

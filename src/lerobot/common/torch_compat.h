@@ -151,6 +151,22 @@ inline void set_autocast(bool cuda, bool enabled, at::ScalarType dtype) {
   }
 #endif
 }
+// The calling thread's autocast state for the CPU or CUDA (activation checkpointing recomputes
+// under the state of the first run).
+inline bool autocast_enabled(bool cuda) {
+#if LEROBOT_TORCH_AT_LEAST(2, 4)
+  return at::autocast::is_autocast_enabled(cuda ? at::kCUDA : at::kCPU);
+#else
+  return cuda ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+#endif
+}
+inline at::ScalarType autocast_dtype(bool cuda) {
+#if LEROBOT_TORCH_AT_LEAST(2, 4)
+  return at::autocast::get_autocast_dtype(cuda ? at::kCUDA : at::kCPU);
+#else
+  return cuda ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
 }  // namespace compat
 }  // namespace lerobot
 #endif

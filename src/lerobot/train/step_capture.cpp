@@ -23,6 +23,10 @@ StepCaptureFacts step_capture_facts(const UpdateStepParts& parts, const UpdateSt
   f.lr_schedule = parts.scheduler != nullptr;
   f.lr_on_device = parts.optimizer != nullptr && can_take_lr_on_device(*parts.optimizer);
   if (parts.policy) f.policy_blocker = parts.policy->graph_capture_blocker();
+  // Activation checkpointing saves and sets the generators' states on the host around every unit
+  // and its recomputation, which a replayed graph would not redo.
+  if (f.policy_blocker.empty() && parts.unit_runner)
+    f.policy_blocker = "units run through a unit runner (activation checkpointing keeps RNG states on the host)";
   return f;
 }
 

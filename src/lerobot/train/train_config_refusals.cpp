@@ -38,10 +38,12 @@ void TrainPipelineConfig::refuse_unsupported_lerobot_sections() const {
   if (accelerator.compile.enabled)
     throw_usage("torch.compile is not available in LibTorch (and a placeholder in LeRobot 0.6)",
                 "accelerator.compile.enabled", "set --accelerator.compile.enabled=false");
-  if (accelerator.activation_checkpointing.mode != "none")
-    throw_usage("activation checkpointing is not implemented, got mode '" + accelerator.activation_checkpointing.mode +
-                    "'",
-                "accelerator.activation_checkpointing.mode", "set --accelerator.activation_checkpointing.mode=none");
+  // LeRobot's ActivationCheckpointingMode: none or full (every unit the policy declares).
+  if (accelerator.activation_checkpointing.mode != "none" && accelerator.activation_checkpointing.mode != "full")
+    throw_usage("unknown activation checkpointing mode '" + accelerator.activation_checkpointing.mode +
+                    "' (LeRobot's modes: none, full)",
+                "accelerator.activation_checkpointing.mode",
+                "set --accelerator.activation_checkpointing.mode=none or =full");
 }
 
 }  // namespace lerobot

@@ -14,6 +14,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/optim/presets.h"
+#include "lerobot/policies/activation_checkpoint.h"
 #include "lerobot/policies/factory.h"
 #include "lerobot/policies/lora/lora_linear.h"
 #include "lerobot/policies/lora/peft_config.h"
@@ -241,6 +242,18 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   if (cfg.cuda.channels_last_enabled(s->device.is_cuda(), cfg.accelerator.mixed_precision)) {  // before the optimizer: its state takes the parameters' layout
     const int64_t n = use_channels_last(*s->policy);
     if (s->is_main()) LOG_INFO << "Channels-last memory format for " << n << " convolution weights";
+  }
+
+  // --accelerator.activation_checkpointing.mode=full: every unit the policy declares is recomputed
+  // in backward (after LoRA, which replaces layers' insides but not the layers).
+  if (cfg.accelerator.activation_checkpointing.mode == "full") {
+    if (s->policy->units().empty())
+      throw_usage("policy type '" + cfg.policy->type() + "' declares no units to recompute",
+                  "accelerator.activation_checkpointing.mode",
+                  "set --accelerator.activation_checkpointing.mode=none for this policy");
+    s->checkpoint_runner = std::make_unique<ActivationCheckpointRunner>(*s->policy);
+    if (s->is_main())
+      LOG_INFO << "Activation checkpointing: " << s->policy->units().size() << " units recomputed in backward";
   }
 
   // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).

@@ -10,8 +10,6 @@ namespace {
 // Policy settings that no command reads (train and eval list them).
 const std::vector<UnusedFlag>& policy_flags() {
   static const std::vector<UnusedFlag> flags = {
-      {"policy.gradient_checkpointing", "Diffusion's U-Net blocks are not recomputed here (π0/π0.5 recompute each layer)",
-       "diffusion"},
       {"policy.memory_temporal_attention_every", "only π0.5's MEM visual memory reads it, and that is refused here", "pi05"},
       {"policy.compile_model", "no torch.compile in LibTorch"},
       {"policy.compile_mode", "no torch.compile in LibTorch"},
@@ -109,7 +107,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"accelerator.compile.backend", "no torch.compile in LibTorch (--accelerator.compile.enabled=true is refused)"},
       {"accelerator.compile.mode", "no torch.compile in LibTorch (--accelerator.compile.enabled=true is refused)"},
       {"accelerator.compile.regional", "no torch.compile in LibTorch (--accelerator.compile.enabled=true is refused)"},
-      {"accelerator.activation_checkpointing.mode", "only none (full is refused: no activation checkpointing)"},
       {"parallelism.context_parallel.ring_degree", "only 1 is accepted (context parallelism is refused)"},
       {"parallelism.context_parallel.ulysses_degree", "only 1 is accepted (context parallelism is refused)"},
       {"parallelism.cfg_parallel", "inference-only; only 1 is accepted for training"},

@@ -4,6 +4,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/policies/action_queue.h"
+#include "lerobot/policies/policy_units.h"
 
 namespace lerobot {
 
@@ -88,6 +89,14 @@ torch::Tensor ACTPolicy::select_action(const Batch& batch) {
   eval();
   if (ensembler_) return ensembler_->update(next_chunk(batch));
   return pop_queued_action(queue_, config_.n_action_steps, [&] { return next_chunk(batch); });
+}
+
+std::vector<PolicyUnit> ACTPolicy::units() {
+  std::vector<UnitModules> u;
+  if (model->vae_encoder) add_list_units(u, "ACTEncoderLayer", model->vae_encoder->layers);
+  add_list_units(u, "ACTEncoderLayer", model->encoder->layers);
+  add_list_units(u, "ACTDecoderLayer", model->decoder->layers);
+  return declare_units(*this, u);
 }
 
 std::vector<PolicyParamGroup> ACTPolicy::optim_param_groups() {

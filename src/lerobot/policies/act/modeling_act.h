@@ -41,6 +41,9 @@ class ACTPolicy : public Policy {
 
   // LeRobot's groups: every non-backbone parameter, then the backbone with optimizer_lr_backbone.
   std::vector<PolicyParamGroup> optim_param_groups() override;
+  // LeRobot's _fsdp_wrap_modules: ACTEncoderLayer (the VAE encoder's, then the encoder's) and
+  // ACTDecoderLayer.
+  std::vector<PolicyUnit> units() override;
 
   ACTModel model{nullptr};
 

@@ -5,6 +5,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/unit_runner.h"
 
 namespace lerobot {
 
@@ -81,7 +82,13 @@ ACTEncoderImpl::ACTEncoderImpl(const ACTConfig& c, bool is_vae_encoder) {
 
 torch::Tensor ACTEncoderImpl::forward(torch::Tensor x, const torch::Tensor& pos_embed,
                                       const torch::Tensor& key_padding_mask) {
-  for (auto& m : *layers) x = m->as<ACTEncoderLayerImpl>()->forward(x, pos_embed, key_padding_mask);
+  for (auto& m : *layers) {
+    // Each layer is a unit (run_unit); by value: a checkpointed layer runs again in backward.
+    auto layer = std::dynamic_pointer_cast<ACTEncoderLayerImpl>(m);
+    x = run_unit(*layer, {x, pos_embed, key_padding_mask}, [layer](const std::vector<torch::Tensor>& in) {
+          return std::vector<torch::Tensor>{layer->forward(in[0], in[1], in[2])};
+        })[0];
+  }
   if (norm) x = ln(norm, x);
   return x;
 }
@@ -122,8 +129,12 @@ ACTDecoderImpl::ACTDecoderImpl(const ACTConfig& c) {
 
 torch::Tensor ACTDecoderImpl::forward(torch::Tensor x, const torch::Tensor& encoder_out,
                                       const torch::Tensor& decoder_pos, const torch::Tensor& encoder_pos) {
-  for (auto& m : *layers)
-    x = m->as<ACTDecoderLayerImpl>()->forward(x, encoder_out, decoder_pos, encoder_pos);
+  for (auto& m : *layers) {
+    auto layer = std::dynamic_pointer_cast<ACTDecoderLayerImpl>(m);
+    x = run_unit(*layer, {x, encoder_out, decoder_pos, encoder_pos}, [layer](const std::vector<torch::Tensor>& in) {
+          return std::vector<torch::Tensor>{layer->forward(in[0], in[1], in[2], in[3])};
+        })[0];
+  }
   return ln(norm, x);
 }
 

@@ -29,7 +29,7 @@ void DiffusionConfig::visit(FieldVisitor& v) {
   field(v, "n_groups", n_groups, "GroupNorm groups in the U-Net blocks");
   field(v, "diffusion_step_embed_dim", diffusion_step_embed_dim, "Size of the diffusion-step embedding");
   field(v, "use_film_scale_modulation", use_film_scale_modulation, "FiLM with scale and bias (else bias only)");
-  field(v, "gradient_checkpointing", gradient_checkpointing, "Recompute U-Net blocks in backward (accepted, not used here)");
+  field(v, "gradient_checkpointing", gradient_checkpointing, "Recompute the U-Net's residual blocks in backward when training (less activation memory)");
   field(v, "noise_scheduler_type", noise_scheduler_type, "DDPM or DDIM");
   field(v, "num_train_timesteps", num_train_timesteps, "Diffusion steps of the forward process");
   field(v, "beta_schedule", beta_schedule, "squaredcos_cap_v2, linear or scaled_linear");

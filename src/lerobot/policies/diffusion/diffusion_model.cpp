@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/activation_checkpoint.h"
+#include "lerobot/policies/unit_runner.h"
 
 namespace lerobot {
 
@@ -73,7 +75,7 @@ torch::Tensor DiffusionResidualBlockImpl::forward(const torch::Tensor& x, const 
 
 DiffusionConditionalUnet1dImpl::DiffusionConditionalUnet1dImpl(const DiffusionConfig& c, int64_t action_dim,
                                                                int64_t global_cond_dim)
-    : step_embed_dim_(c.diffusion_step_embed_dim) {
+    : step_embed_dim_(c.diffusion_step_embed_dim), gradient_checkpointing_(c.gradient_checkpointing) {
   const int64_t d = c.diffusion_step_embed_dim;
   // 0: sinusoidal embedding (no weights): half = d/2, freq exp(-i ln(10000) / (half - 1)), [sin, cos].
   auto pos_emb = [d](torch::Tensor t) {
@@ -128,21 +130,30 @@ torch::Tensor DiffusionConditionalUnet1dImpl::forward(const torch::Tensor& sampl
   auto x = sample.transpose(1, 2);  // (B, A, T)
   auto t_emb = diffusion_step_encoder->forward(timestep);
   auto cond = global_cond.defined() ? torch::cat({t_emb, global_cond}, -1) : t_emb;
+  // Each residual block is a unit (run_unit). LeRobot's gradient_checkpointing recomputes them in
+  // training (its blocks draw nothing random: no RNG state to keep).
+  const bool recompute = gradient_checkpointing_ && is_training();
+  auto block = [&](const std::shared_ptr<torch::nn::Module>& m, const torch::Tensor& h) {
+    auto res = std::dynamic_pointer_cast<DiffusionResidualBlockImpl>(m);
+    UnitFn fn = [res](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{res->forward(in[0], in[1])}; };
+    if (recompute) fn = [fn](const std::vector<torch::Tensor>& in) { return recompute_in_backward(fn, in, false); };
+    return run_unit(*res, {h, cond}, fn)[0];
+  };
   std::vector<torch::Tensor> skips;
   for (const auto& m : *down_modules) {
     auto& list = *m->as<torch::nn::ModuleList>();
-    x = list[0]->as<DiffusionResidualBlock>()->forward(x, cond);
-    x = list[1]->as<DiffusionResidualBlock>()->forward(x, cond);
+    x = block(list[0], x);
+    x = block(list[1], x);
     skips.push_back(x);
     if (auto* conv = list[2]->as<torch::nn::Conv1d>()) x = conv->forward(x);
   }
-  for (const auto& m : *mid_modules) x = m->as<DiffusionResidualBlock>()->forward(x, cond);
+  for (const auto& m : *mid_modules) x = block(m, x);
   for (const auto& m : *up_modules) {
     auto& list = *m->as<torch::nn::ModuleList>();
     x = torch::cat({x, skips.back()}, 1);
     skips.pop_back();
-    x = list[0]->as<DiffusionResidualBlock>()->forward(x, cond);
-    x = list[1]->as<DiffusionResidualBlock>()->forward(x, cond);
+    x = block(list[0], x);
+    x = block(list[1], x);
     x = list[2]->as<torch::nn::ConvTranspose1d>()->forward(x);
   }
   return final_conv->forward(x).transpose(1, 2);

@@ -27,7 +27,8 @@ class DiffusionConv1dBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(DiffusionConv1dBlock);
 
-// conv1 -> FiLM(cond) -> conv2, plus residual_conv(x) (1x1 conv when channels change).
+// LeRobot's DiffusionConditionalResidualBlock1d (a unit: Policy::units()): conv1 -> FiLM(cond) ->
+// conv2, plus residual_conv(x) (1x1 conv when channels change).
 class DiffusionResidualBlockImpl : public torch::nn::Module {
  public:
   DiffusionResidualBlockImpl(int64_t in, int64_t out, int64_t cond_dim, int64_t kernel, int64_t n_groups,
@@ -54,6 +55,7 @@ class DiffusionConditionalUnet1dImpl : public torch::nn::Module {
 
  private:
   int64_t step_embed_dim_;
+  bool gradient_checkpointing_;  // LeRobot's config.gradient_checkpointing: recompute blocks in training
 };
 TORCH_MODULE(DiffusionConditionalUnet1d);
 

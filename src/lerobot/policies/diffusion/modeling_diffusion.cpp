@@ -2,6 +2,7 @@
 #include "lerobot/policies/diffusion/modeling_diffusion.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/policy_units.h"
 
 namespace lerobot {
 
@@ -25,6 +26,21 @@ void DiffusionPolicy::set_device_side_randomness(bool on) {
 void DiffusionPolicy::reset() {
   obs_queues_.clear();
   action_queue_.clear();
+}
+
+std::vector<PolicyUnit> DiffusionPolicy::units() {
+  std::vector<UnitModules> u;
+  const auto& unet = diffusion->unet;
+  for (const auto& level : *unet->down_modules) {
+    const auto& list = *level->as<torch::nn::ModuleList>();
+    for (size_t i = 0; i < 2; ++i) u.push_back({"DiffusionConditionalResidualBlock1d", {list[i].get()}});
+  }
+  add_list_units(u, "DiffusionConditionalResidualBlock1d", unet->mid_modules);
+  for (const auto& level : *unet->up_modules) {
+    const auto& list = *level->as<torch::nn::ModuleList>();
+    for (size_t i = 0; i < 2; ++i) u.push_back({"DiffusionConditionalResidualBlock1d", {list[i].get()}});
+  }
+  return declare_units(*this, u);
 }
 
 PolicyOutput DiffusionPolicy::forward(const Batch& batch) {

@@ -32,6 +32,8 @@ class DiffusionPolicy : public Policy {
   void reset() override;
   const PolicyConfig& config() const override { return config_; }
   void set_device_side_randomness(bool on) override;
+  // The U-Net's DiffusionConditionalResidualBlock1d blocks: down, mid, up.
+  std::vector<PolicyUnit> units() override;
   const DiffusionConfig& diffusion_config() const { return config_; }
 
   DiffusionModel diffusion{nullptr};

@@ -5,6 +5,7 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/policies/action_queue.h"
 #include "lerobot/policies/pi/pi_checkpoint_keys.h"
+#include "lerobot/policies/policy_units.h"
 #include "lerobot/policies/vlm/module_parts.h"
 #include "lerobot/policies/vlm/vla_batch.h"
 
@@ -161,6 +162,15 @@ TensorMap PiPolicy::adapt_checkpoint_keys(TensorMap weights, const std::string& 
   TensorMap fixed = fix_pi_checkpoint_keys(named, pi05_, /*expert_adarms=*/pi05_, &log);
   for (const auto& line : log) LOG_INFO << source << ": " << line;
   return fixed;
+}
+
+std::vector<PolicyUnit> PiPolicy::units() {
+  auto& pwe = *model->paligemma_with_expert;
+  std::vector<UnitModules> u;
+  for (size_t i = 0; i < pwe.vision->num_layers(); ++i) u.push_back({"SiglipEncoderLayer", {pwe.vision->layer_module(i)}});
+  for (size_t i = 0; i < pwe.language_model->layers.size(); ++i)
+    u.push_back({"PiJointLayer", {pwe.language_model->layers[i].get(), pwe.expert->layers[i].get()}});
+  return declare_units(*this, u);
 }
 
 std::vector<PolicyParamGroup> PiPolicy::optim_param_groups() {

@@ -49,6 +49,9 @@ class PiPolicy : public Policy, public RtcPolicy {
   TensorMap adapt_checkpoint_keys(TensorMap weights, const std::string& source) const override;
   // LeRobot's get_optim_params: every parameter (frozen ones get no gradient and are skipped).
   std::vector<PolicyParamGroup> optim_param_groups() override;
+  // SigLIP's encoder layers (SiglipEncoderLayer, run once per camera), then the joint layer
+  // pairs (PiJointLayer: PaliGemma's language layer i with the expert's layer i).
+  std::vector<PolicyUnit> units() override;
   std::string graph_capture_blocker() const override;
   void set_device_side_randomness(bool on) override { device_side_time_ = on; }
 

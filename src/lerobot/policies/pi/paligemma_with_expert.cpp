@@ -6,7 +6,8 @@
 #include "lerobot/common/logging.h"
 #include "lerobot/policies/linear.h"
 #include "lerobot/policies/pi_config_base.h"
-#include "lerobot/policies/vlm/activation_checkpoint.h"
+#include "lerobot/policies/activation_checkpoint.h"
+#include "lerobot/policies/unit_runner.h"
 #include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
@@ -158,12 +159,13 @@ torch::Tensor PaliGemmaWithExpertImpl::forward_joint(const torch::Tensor& prefix
     };
     std::vector<torch::Tensor> in = {x[0], x[1]};
     if (cond.defined()) in.push_back(cond);
-    if (checkpointing_ && is_training() && torch::GradMode::is_enabled()) {
-      auto outs = recompute_in_backward(run, in);
-      x = {outs[0], outs[1]};
-    } else {
-      x = run(in);
-    }
+    // The pair is one unit (run_unit, keyed by its PaliGemma layer); the config's own
+    // checkpointing recomputes it inside.
+    UnitFn fn = run;
+    if (checkpointing_ && is_training())
+      fn = [run](const std::vector<torch::Tensor>& args) { return recompute_in_backward(run, args, false); };
+    auto outs = run_unit(*language_model->layers.at(i), in, fn);
+    x = {outs[0], outs[1]};
   }
   return expert->norm->forward(x[1], cond).first;
 }

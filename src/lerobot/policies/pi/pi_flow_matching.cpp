@@ -3,7 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
-#include "lerobot/policies/vlm/activation_checkpoint.h"
+#include "lerobot/policies/activation_checkpoint.h"
 
 namespace lerobot {
 namespace {
@@ -52,7 +52,7 @@ PiFlowMatchingImpl::Embedded PiFlowMatchingImpl::embed_prefix(const PiInputs& in
   for (size_t i = 0; i < in.images.size(); ++i) {
     auto img = recompute_vision
                    ? recompute_in_backward([&pwe](const std::vector<torch::Tensor>& x) { return std::vector<torch::Tensor>{pwe.embed_image(x[0])}; },
-                                           {in.images[i]})[0]
+                                           {in.images[i]}, false)[0]
                    : pwe.embed_image(in.images[i]);
     embs.push_back(img);
     pads.push_back(in.image_masks[i].unsqueeze(1).expand({b, img.size(1)}));

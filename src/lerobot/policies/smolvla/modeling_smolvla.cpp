@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/action_queue.h"
+#include "lerobot/policies/policy_units.h"
 #include "lerobot/policies/smolvla/vlm_weights.h"
 #include "lerobot/policies/vlm/module_parts.h"
 #include "lerobot/policies/vlm/text_tokenizer.h"
@@ -197,6 +198,20 @@ std::string SmolVLAPolicy::graph_capture_blocker() const {
   if (config_.pad_language_to == "longest")
     return "the language tokens' length follows the batch's longest task (pass --policy.pad_language_to=max_length)";
   return "SmolVLA's captured step has not been run on a GPU yet";
+}
+
+std::vector<PolicyUnit> SmolVLAPolicy::units() {
+  auto& vwe = *model->vlm_with_expert;
+  std::vector<UnitModules> u;
+  const auto& vision = vwe.vlm->vision_model;
+  for (size_t i = 0; i < vision->num_layers(); ++i) u.push_back({"SmolVLMEncoderLayer", {vision->layer_module(i)}});
+  for (int64_t i = 0; i < vwe.num_vlm_layers(); ++i) {
+    UnitModules joint{"SmolVLAJointLayer", {vwe.vlm->text_model->layers[i].get()}};
+    const int64_t e = vwe.expert_layer_for(i);
+    if (e >= 0) joint.modules.push_back(vwe.lm_expert->layers[e].get());
+    u.push_back(joint);
+  }
+  return declare_units(*this, u);
 }
 
 std::vector<PolicyParamGroup> SmolVLAPolicy::optim_param_groups() {

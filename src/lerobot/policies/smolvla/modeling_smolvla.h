@@ -42,6 +42,9 @@ class SmolVLAPolicy : public Policy, public RtcPolicy {
   // LeRobot's get_optim_params: every parameter, the frozen ones included (they get no gradient,
   // so the optimizer skips them; they keep their places in the optimizer's parameter numbering).
   std::vector<PolicyParamGroup> optim_param_groups() override;
+  // The vision tower's layers (SmolVLMEncoderLayer, run once per camera), then the joint layers
+  // (SmolVLAJointLayer: VLM text layer i with the expert layer beside it, when there is one).
+  std::vector<PolicyUnit> units() override;
   // The captured (CUDA-graph) training step is refused for now: not yet run on a GPU, and with
   // pad_language_to=longest the token length changes with the batch's tasks.
   std::string graph_capture_blocker() const override;

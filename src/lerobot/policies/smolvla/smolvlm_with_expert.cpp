@@ -6,6 +6,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/linear.h"
+#include "lerobot/policies/unit_runner.h"
 #include "lerobot/policies/vlm/attention.h"
 
 namespace lerobot {
@@ -137,36 +138,43 @@ torch::Tensor SmolVLMWithExpertImpl::forward_joint(const torch::Tensor& prefix, 
   const auto blocked = mask.logical_not();
   const RopeTable rope = rope_table(positions, arch_.text.head_dim);
   const RopeTable expert_pos = expert_rope(positions.narrow(1, lp, ls));
-  auto p = prefix, s = suffix;
+  std::vector<torch::Tensor> x = {prefix, suffix};
   for (int64_t i = 0; i < num_vlm_layers_; ++i) {
-    auto& vlm_layer = vlm->text_model->layers[i];
-    const int64_t e = expert_layer_for(i);
-    LlamaDecoderLayer* expert = e >= 0 ? &lm_expert->layers[e] : nullptr;
-    auto pq = project(vlm_layer, vlm_layer->input_layernorm->forward(p));
-    if (!is_cross_layer(i)) {
-      auto q = pq.q, k = pq.k, v = pq.v;
-      if (expert) {
-        auto sq = project(*expert, (*expert)->input_layernorm->forward(s));
-        q = torch::cat({q, sq.q}, 1), k = torch::cat({k, sq.k}, 1), v = torch::cat({v, sq.v}, 1);
+    // VLM layer i with its expert layer is one unit (run_unit, keyed by the VLM layer); by value:
+    // a checkpointed layer runs again in the backward pass, after this frame is gone.
+    auto joint = [this, i, blocked, rope, expert_pos, lp, ls](const std::vector<torch::Tensor>& in) {
+      auto p = in[0], s = in[1];
+      auto& vlm_layer = vlm->text_model->layers[i];
+      const int64_t e = expert_layer_for(i);
+      LlamaDecoderLayer* expert = e >= 0 ? &lm_expert->layers[e] : nullptr;
+      auto pq = project(vlm_layer, vlm_layer->input_layernorm->forward(p));
+      if (!is_cross_layer(i)) {
+        auto q = pq.q, k = pq.k, v = pq.v;
+        if (expert) {
+          auto sq = project(*expert, (*expert)->input_layernorm->forward(s));
+          q = torch::cat({q, sq.q}, 1), k = torch::cat({k, sq.k}, 1), v = torch::cat({v, sq.v}, 1);
+        }
+        const int64_t len = q.size(1);
+        const RopeTable r = rope.narrow(0, len);
+        auto att = attention(blocked.index({Slice(), Slice(0, len), Slice(0, len)}), apply_rope(q, r), apply_rope(k, r), v);
+        auto new_p = finish_layer(vlm_layer, att.narrow(1, 0, lp), p);
+        if (expert) s = finish_layer(*expert, att.narrow(1, lp, ls), s);
+        p = new_p;
+      } else {
+        const RopeTable r = rope.narrow(0, lp);
+        auto k = apply_rope(pq.k, r);
+        auto att = attention(blocked.index({Slice(), Slice(0, lp), Slice(0, lp)}), apply_rope(pq.q, r), k, pq.v);
+        if (expert)
+          s = finish_layer(*expert,
+                           expert_cross(*expert, s, k, pq.v, blocked.index({Slice(), Slice(lp, None), Slice(0, lp)}), expert_pos),
+                           s);
+        p = finish_layer(vlm_layer, att, p);
       }
-      const int64_t len = q.size(1);
-      const RopeTable r = rope.narrow(0, len);
-      auto att = attention(blocked.index({Slice(), Slice(0, len), Slice(0, len)}), apply_rope(q, r), apply_rope(k, r), v);
-      auto new_p = finish_layer(vlm_layer, att.narrow(1, 0, lp), p);
-      if (expert) s = finish_layer(*expert, att.narrow(1, lp, ls), s);
-      p = new_p;
-    } else {
-      const RopeTable r = rope.narrow(0, lp);
-      auto k = apply_rope(pq.k, r);
-      auto att = attention(blocked.index({Slice(), Slice(0, lp), Slice(0, lp)}), apply_rope(pq.q, r), k, pq.v);
-      if (expert)
-        s = finish_layer(*expert,
-                         expert_cross(*expert, s, k, pq.v, blocked.index({Slice(), Slice(lp, None), Slice(0, lp)}), expert_pos),
-                         s);
-      p = finish_layer(vlm_layer, att, p);
-    }
+      return std::vector<torch::Tensor>{p, s};
+    };
+    x = run_unit(*vlm->text_model->layers[i], x, joint);
   }
-  return lm_expert->norm->forward(s);
+  return lm_expert->norm->forward(x[1]);
 }
 
 PrefixKv SmolVLMWithExpertImpl::prefill(const torch::Tensor& prefix, const torch::Tensor& mask,

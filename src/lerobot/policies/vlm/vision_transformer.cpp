@@ -5,7 +5,8 @@
 
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/linear.h"
-#include "lerobot/policies/vlm/activation_checkpoint.h"
+#include "lerobot/policies/activation_checkpoint.h"
+#include "lerobot/policies/unit_runner.h"
 #include "lerobot/policies/vlm/module_parts.h"
 
 namespace lerobot {
@@ -30,7 +31,7 @@ VisionTransformerImpl::VisionTransformerImpl(const VisionTransformerArch& a) : a
     auto norm = [&](const char* name) {
       return layer->register_module(name, torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(a.layer_norm_eps)));
     };
-    Layer l{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    Layer l{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, layer};
     // SigLIP registers each norm before the block it feeds; SmolVLM after it (parameter order).
     if (a.norms_first) l.ln1 = norm("layer_norm1");
     auto attn = layer->register_module("self_attn", std::make_shared<torch::nn::Module>());
@@ -101,12 +102,11 @@ torch::Tensor VisionTransformerImpl::forward(const torch::Tensor& pixels) {
   const auto pos = position_ids(pixels.size(2) / arch_.patch_size, pixels.size(3) / arch_.patch_size, x.device());
   x = x + position_embedding_->forward(pos).unsqueeze(0);
   const bool recompute = checkpointing_ && is_training() && torch::GradMode::is_enabled();
-  for (auto& l : layers_) {
-    if (recompute)
-      x = recompute_in_backward([this, &l](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{run_layer(l, in[0])}; },
-                                {x})[0];
-    else
-      x = run_layer(l, x);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    // Each layer is a unit (run_unit), inside which its own checkpointing (when on) recomputes it.
+    UnitFn fn = [this, i](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{run_layer(layers_[i], in[0])}; };
+    if (recompute) fn = [fn](const std::vector<torch::Tensor>& in) { return recompute_in_backward(fn, in, false); };
+    x = run_unit(*layers_[i].module, {x}, fn)[0];
   }
   return post_layernorm_->forward(x);
 }

@@ -19,6 +19,9 @@ class VisionTransformerImpl : public torch::nn::Module {
   // Recompute each encoder layer in the backward pass (transformers' gradient checkpointing of
   // the SigLIP encoder) instead of keeping its activations.
   void set_gradient_checkpointing(bool on) { checkpointing_ = on; }
+  // Encoder layer i (encoder.layers.i): a unit, run through run_unit (unit_runner.h).
+  torch::nn::Module* layer_module(size_t i) const { return layers_.at(i).module.get(); }
+  size_t num_layers() const { return layers_.size(); }
 
  private:
   torch::Tensor position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device);
@@ -28,6 +31,7 @@ class VisionTransformerImpl : public torch::nn::Module {
   struct Layer {
     torch::nn::Linear k, v, q, out, fc1, fc2;
     torch::nn::LayerNorm ln1, ln2;
+    std::shared_ptr<torch::nn::Module> module;  // encoder.layers.N, holding the above
   };
   std::vector<Layer> layers_;
   torch::Tensor run_layer(Layer& l, const torch::Tensor& x);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/unit_runner.h"
 #include "lerobot/policies/vqbet/configuration_vqbet.h"
 
 namespace lerobot {
@@ -87,7 +88,11 @@ torch::Tensor GptImpl::forward(const torch::Tensor& input) {
                 "policy.gpt_block_size");
   const auto pos = torch::arange(t, torch::TensorOptions().dtype(torch::kLong).device(input.device())).unsqueeze(0);
   auto x = transformer->drop(transformer->wte(input) + transformer->wpe(pos));
-  for (auto& block : transformer->blocks) x = block(x);
+  for (auto& block : transformer->blocks) {
+    // Each block is a unit (run_unit); by value: a checkpointed block runs again in backward.
+    auto b = block.ptr();
+    x = run_unit(*b, {x}, [b](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{b->forward(in[0])}; })[0];
+  }
   return lm_head(transformer->ln_f(x));
 }
 

@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/policies/policy_units.h"
 
 namespace lerobot {
 
@@ -111,6 +112,12 @@ torch::Tensor VQBeTPolicy::select_action(const Batch& batch) {
   auto action = action_queue_.front();
   action_queue_.pop_front();
   return action;
+}
+
+std::vector<PolicyUnit> VQBeTPolicy::units() {
+  std::vector<UnitModules> u;
+  add_list_units(u, "Block", vqbet->policy->transformer->h);
+  return declare_units(*this, u);
 }
 
 std::vector<PolicyParamGroup> VQBeTPolicy::optim_param_groups() {

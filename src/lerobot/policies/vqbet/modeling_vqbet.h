@@ -34,6 +34,8 @@ class VQBeTPolicy : public Policy {
   // LeRobot's three groups: the rest (decaying), the VQ-VAE encoder/decoder (optimizer_vqvae_lr,
   // optimizer_vqvae_weight_decay), and the GPT's biases and norms (no weight decay).
   std::vector<PolicyParamGroup> optim_param_groups() override;
+  // The GPT's transformer blocks (LeRobot's vqbet_utils.Block).
+  std::vector<PolicyUnit> units() override;
   std::string graph_capture_blocker() const override;
   void set_device_side_randomness(bool on) override { vqbet->rgb_encoder->device_side_crop_offsets = on; }
   void set_replica_sum(ReplicaSum sum) override { vqbet->action_head->vqvae_model->vq_layer->set_replica_sum(std::move(sum)); }
