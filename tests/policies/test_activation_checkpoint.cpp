@@ -6,6 +6,10 @@
 // control: with the RNG state not preserved, ACT's recomputed dropout masks differ and so do its
 // gradients. And every policy's declared units: each prefix names parameters, no parameter is in
 // two units, and the forward runs exactly the declared modules, in the declared order.
+// The autocast setters of the version shim (before anything else includes it).
+#define LEROBOT_AUTOCAST_COMPAT
+#include "lerobot/common/torch_compat.h"
+
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -332,6 +336,42 @@ TEST(CheckpointRunnerAct, WithoutRngPreservationActsGradientsDiffer) {
   const auto bad = gradient_mismatches(ckpt, plain, 1e-6, &worst);
   EXPECT_FALSE(bad.empty()) << "dropout drawn anew in the recomputation went unnoticed";
   std::cout << "[ no rng     ] act: " << bad.size() << " gradients differ, worst relative difference " << worst << "\n";
+}
+
+// The forward under CPU bfloat16 autocast (as --accelerator.mixed_precision=bf16 runs it): the
+// backward runs outside autocast, so the recomputation must set the first run's autocast state
+// again, or it computes in float32 and its gradients are not those of the bfloat16 forward.
+TEST(CheckpointRunnerAct, UnderBf16AutocastTheRecomputationCastsAsTheFirstRun) {
+  Case c = act_case();
+  auto cfg = testing::small_act_config(1, 32);
+  cfg.n_decoder_layers = 1;  // no input read twice inside one unit and once more outside: same sums
+  const Batch batch = testing::random_act_batch(cfg, 8, 1);
+  c.make = [cfg] {
+    torch::manual_seed(0);
+    return std::make_shared<ACTPolicy>(cfg, false);
+  };
+  c.forward = [batch](Policy& p) {
+    at::autocast::increment_nesting();
+    compat::set_autocast(/*cuda=*/false, true, at::kBFloat16);
+    PolicyOutput out;
+    try {
+      out = p.forward(batch);
+    } catch (...) {
+      compat::set_autocast(false, false, at::kBFloat16);
+      if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+      throw;
+    }
+    compat::set_autocast(false, false, at::kBFloat16);
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    return out;
+  };
+  auto plain_policy = c.make();
+  const TrainRun plain = train_forward(*plain_policy, c, nullptr);
+  auto policy = c.make();
+  ActivationCheckpointRunner runner(*policy);
+  const TrainRun ckpt = train_forward(*policy, c, &runner);
+  EXPECT_FALSE(compat::autocast_enabled(false)) << "autocast left on";
+  expect_same_as_plain(plain, ckpt, "act under bf16 autocast");
 }
 
 // Diffusion's own --policy.gradient_checkpointing=true (LeRobot's checkpoint() of every U-Net
