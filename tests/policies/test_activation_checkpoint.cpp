@@ -432,6 +432,33 @@ TEST_P(PolicyUnits, CoverRealParametersOnceAndAreWhatTheForwardRuns) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyUnits, ::testing::Values("act", "diffusion", "vqbet", "smolvla", "pi05"));
 
+// π's own checkpointing recomputes the whole vision tower in backward; its SigLIP layers are units,
+// so the recomputation runs them through the runner of the forward again (sharding gathers their
+// parameters then), though the backward runs outside the forward's UnitRunnerScope.
+TEST(PolicyUnitChecks, ARecomputationRunsItsUnitsThroughTheForwardsRunnerAgain) {
+  const Case c = pi05_case(true);
+  auto policy = c.make();
+  policy->train();
+  std::set<const torch::nn::Module*> siglip;
+  for (const auto& u : policy->units())
+    if (u.class_name == "SiglipEncoderLayer") siglip.insert(u.module);
+  RecordingRunner rec;
+  PolicyOutput out;
+  {
+    UnitRunnerScope scope(&rec);
+    out = c.forward(*policy);
+  }
+  const std::vector<const torch::nn::Module*> forward_runs = rec.seen;
+  out.loss.backward();
+  std::vector<const torch::nn::Module*> forward_siglip, again;
+  for (const auto* m : forward_runs)
+    if (siglip.count(m)) forward_siglip.push_back(m);
+  again.assign(rec.seen.begin() + static_cast<std::ptrdiff_t>(forward_runs.size()), rec.seen.end());
+  ASSERT_FALSE(forward_siglip.empty());
+  EXPECT_EQ(again, forward_siglip) << "the vision tower's recomputation did not run its layers through the runner";
+  EXPECT_EQ(current_unit_runner(), nullptr);
+}
+
 TEST(PolicyUnitChecks, ClassNamesAreLeRobots) {
   auto act = act_case().make();
   std::map<std::string, int> act_names;

@@ -79,6 +79,10 @@ struct RecomputeBackward : public torch::autograd::Node {
   RngState rng;  // before the first run
   std::set<c10::DeviceIndex> cuda_devices;
   AutocastState autocast;  // of the first run
+  // The unit runner installed around the first run, installed again around the recomputation:
+  // units inside the piece (a vision tower's layers) run through it both times (sharding gathers
+  // their parameters again; the backward runs outside the forward's UnitRunnerScope).
+  UnitRunner* runner = nullptr;
 
   torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
     std::vector<torch::Tensor> in;
@@ -98,6 +102,7 @@ struct RecomputeBackward : public torch::autograd::Node {
       t_recomputing = true;
       try {
         torch::AutoGradMode enable(true);
+        UnitRunnerScope units(runner);
         outs = fn(in);
       } catch (...) {
         t_recomputing = was_recomputing;
@@ -143,6 +148,7 @@ std::vector<torch::Tensor> recompute_in_backward(const RecomputedFn& fn, const s
     node->rng = save_rng(node->cuda_devices);
   }
   node->autocast = current_autocast();
+  node->runner = current_unit_runner();
   std::vector<torch::Tensor> outs;
   {
     torch::NoGradGuard no_grad;

@@ -4,7 +4,9 @@
 // accumulated then. The recomputation runs under the autocast state of the first run and, with
 // preserve_rng_state (torch's default), draws the same random numbers (dropout masks): the CPU
 // default generator's state and the CUDA generators' of the devices the inputs are on are saved
-// before the first run, set for the recomputation and put back after it.
+// before the first run, set for the recomputation and put back after it. The unit runner of the
+// first run (unit_runner.h) is installed again around the recomputation, so units inside the
+// piece run through it both times.
 // ActivationCheckpointRunner applies it to every unit a policy declares
 // (--accelerator.activation_checkpointing.mode=full).
 #pragma once
