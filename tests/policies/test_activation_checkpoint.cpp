@@ -55,7 +55,7 @@ Json read_json(const std::string& file) {
 Case act_case() {
   auto cfg = testing::small_act_config(1, 32);
   cfg.n_encoder_layers = 4;
-  cfg.n_decoder_layers = 4;
+  cfg.n_decoder_layers = 1;  // LeRobot's default; more reads the encoder's output twice per unit (see below)
   EXPECT_GT(cfg.dropout, 0.0);  // the recomputation must replay the dropout masks
   const Batch batch = testing::random_act_batch(cfg, 8, 1);
   return {"act",
@@ -235,10 +235,12 @@ TrainRun train_forward(Policy& policy, const Case& c, UnitRunner* runner) {
 }
 
 // Names whose gradients differ: ‖a − b‖ > rtol · ‖b‖ (+1e-30), or defined on one side only.
-// Not bitwise in general: where a unit uses an input twice (ACT's decoder reads the encoder's
-// output as keys and as values), the recomputation sums the two contributions before they join
-// the other units' ones, the plain backward one by one, so float32 rounds differently (seen: up
-// to 1e-6 of the largest element of a backbone weight's gradient, 1e-7 in norm).
+// Not bitwise in general, for two reasons. Where a unit reads an input twice and other units read
+// it too (four ACT decoder layers each read the encoder's output as keys and as values), the
+// recomputation sums a unit's two contributions before they join the others', the plain backward
+// one by one (seen: 8e-7 in norm on a backbone weight). And the first run is made without
+// gradients, where a kernel may take its inference variant (Diffusion's convolutions: the loss's
+// gradient starts from outputs that differ in the last bits; seen: 4.6e-7 in norm).
 std::vector<std::string> gradient_mismatches(const TrainRun& a, const TrainRun& b, double rtol, double* worst) {
   std::vector<std::string> bad;
   *worst = 0;
@@ -463,7 +465,7 @@ TEST(PolicyUnitChecks, ClassNamesAreLeRobots) {
   auto act = act_case().make();
   std::map<std::string, int> act_names;
   for (const auto& u : act->units()) ++act_names[u.class_name];
-  EXPECT_EQ(act_names, (std::map<std::string, int>{{"ACTEncoderLayer", 2 + 4}, {"ACTDecoderLayer", 4}}));
+  EXPECT_EQ(act_names, (std::map<std::string, int>{{"ACTEncoderLayer", 2 + 4}, {"ACTDecoderLayer", 1}}));
   for (const auto& u : diffusion_case().make()->units()) EXPECT_EQ(u.class_name, "DiffusionConditionalResidualBlock1d");
   for (const auto& u : vqbet_case().make()->units()) EXPECT_EQ(u.class_name, "Block");
   const auto pi = pi05_case().make()->units();
