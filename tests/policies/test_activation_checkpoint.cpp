@@ -21,6 +21,7 @@
 #include <set>
 
 #include "lerobot/common/config/json.h"
+#include "lerobot/common/error.h"
 #include "lerobot/policies/act/modeling_act.h"
 #include "lerobot/policies/activation_checkpoint.h"
 #include "lerobot/policies/diffusion/modeling_diffusion.h"
@@ -472,6 +473,28 @@ TEST(PolicyUnitChecks, ClassNamesAreLeRobots) {
   EXPECT_EQ(pi.front().class_name, "SiglipEncoderLayer");
   EXPECT_EQ(pi.back().class_name, "PiJointLayer");
   EXPECT_EQ(pi.back().prefixes.size(), 2u) << "a joint layer is PaliGemma's layer and the expert's";
+}
+
+// --accelerator.activation_checkpointing.mode: none gives no runner, full one, and a policy without
+// units or another mode is a usage error naming the flag.
+TEST(PolicyUnitChecks, TheModeFlagGivesTheRunnerOrAnErrorNamingIt) {
+  struct UnitlessAct : ACTPolicy {
+    using ACTPolicy::ACTPolicy;
+    std::vector<PolicyUnit> units() override { return {}; }
+  };
+  auto act = act_case().make();
+  EXPECT_EQ(activation_checkpointing_runner(*act, "none", "act"), nullptr);
+  EXPECT_NE(dynamic_cast<ActivationCheckpointRunner*>(activation_checkpointing_runner(*act, "full", "act").get()), nullptr);
+  UnitlessAct unitless(testing::small_act_config(1, 32), false);
+  for (const auto& [policy, mode] : std::vector<std::pair<Policy*, std::string>>{{&unitless, "full"}, {act.get(), "selective"}}) {
+    try {
+      activation_checkpointing_runner(*policy, mode, "act");
+      ADD_FAILURE() << mode << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+      EXPECT_NE(std::string(e.what()).find("accelerator.activation_checkpointing.mode"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The check itself fails on bad declarations.

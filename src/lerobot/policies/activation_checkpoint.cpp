@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "lerobot/common/error.h"
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/policy.h"
 #include "lerobot/policies/policy_units.h"
@@ -207,6 +208,19 @@ std::vector<torch::Tensor> ActivationCheckpointRunner::run(torch::nn::Module& un
   if (!needs_graph) return fn(inputs);
   ++recomputed_runs_;
   return recompute_in_backward(fn, inputs, preserve_rng_state_);
+}
+
+std::unique_ptr<UnitRunner> activation_checkpointing_runner(Policy& policy, const std::string& mode,
+                                                            const std::string& policy_type) {
+  const std::string flag = "accelerator.activation_checkpointing.mode";
+  if (mode == "none") return nullptr;
+  if (mode != "full")
+    throw_usage("unknown activation checkpointing mode '" + mode + "' (LeRobot's modes: none, full)", flag,
+                "set --" + flag + "=none or =full");
+  if (policy.units().empty())
+    throw_usage("policy type '" + policy_type + "' declares no units to recompute (--" + flag + "=full)", flag,
+                "set --" + flag + "=none for this policy");
+  return std::make_unique<ActivationCheckpointRunner>(policy);
 }
 
 }  // namespace lerobot

@@ -13,6 +13,8 @@
 
 #include <torch/torch.h>
 
+#include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -51,5 +53,12 @@ class ActivationCheckpointRunner : public UnitRunner {
   bool preserve_rng_state_;
   int64_t recomputed_runs_ = 0;
 };
+
+// The runner --accelerator.activation_checkpointing.mode asks for (LeRobot's
+// ActivationCheckpointingMode): nullptr for "none", an ActivationCheckpointRunner over `policy`'s
+// units for "full". A usage error naming the flag for another mode, or for "full" with a policy
+// (of type `policy_type`) that declares no units.
+std::unique_ptr<UnitRunner> activation_checkpointing_runner(Policy& policy, const std::string& mode,
+                                                            const std::string& policy_type);
 
 }  // namespace lerobot

@@ -246,15 +246,10 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
 
   // --accelerator.activation_checkpointing.mode=full: every unit the policy declares is recomputed
   // in backward (after LoRA, which replaces layers' insides but not the layers).
-  if (cfg.accelerator.activation_checkpointing.mode == "full") {
-    if (s->policy->units().empty())
-      throw_usage("policy type '" + cfg.policy->type() + "' declares no units to recompute",
-                  "accelerator.activation_checkpointing.mode",
-                  "set --accelerator.activation_checkpointing.mode=none for this policy");
-    s->checkpoint_runner = std::make_unique<ActivationCheckpointRunner>(*s->policy);
-    if (s->is_main())
-      LOG_INFO << "Activation checkpointing: " << s->policy->units().size() << " units recomputed in backward";
-  }
+  s->checkpoint_runner =
+      activation_checkpointing_runner(*s->policy, cfg.accelerator.activation_checkpointing.mode, cfg.policy->type());
+  if (s->checkpoint_runner && s->is_main())
+    LOG_INFO << "Activation checkpointing: " << s->policy->units().size() << " units recomputed in backward";
 
   // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).
   if (cfg.use_policy_training_preset && !resume_from) apply_policy_preset(cfg);
