@@ -64,16 +64,25 @@ double relative_update_diff(const std::map<std::string, torch::Tensor>& init, co
   return std::sqrt(num / den);
 }
 
+// AdamW with clipping (both blind to a gradient's scale), or, for "sgd", plain SGD without
+// clipping, whose update is the gradient itself (a wrong average shows).
+std::unique_ptr<torch::optim::Optimizer> make_opt(std::vector<torch::Tensor> params, const std::string& variant) {
+  if (variant == "sgd") return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(0.1));
+  return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(1e-2).weight_decay(0.01));
+}
+double clip_norm(const std::string& variant) { return variant == "sgd" ? 0.0 : 0.05; }
+
 // Trains `net` unsharded on rows [first, first + rows) of each global micro-batch.
-void train_plain(Net& net, int steps, int micro_steps, int global_rows, int first, int rows) {
-  torch::optim::AdamW opt(net.parameters(), torch::optim::AdamWOptions(1e-2).weight_decay(0.01));
+void train_plain(Net& net, int steps, int micro_steps, int global_rows, int first, int rows, const std::string& variant) {
+  auto opt_ptr = make_opt(net.parameters(), variant);
+  torch::optim::Optimizer& opt = *opt_ptr;
   for (int s = 0; s < steps; ++s) {
     for (int m = 0; m < micro_steps; ++m) {
       auto [x, y] = batch(s, m, global_rows);
       auto loss = torch::mse_loss(net.forward(x.narrow(0, first, rows), nullptr), y.narrow(0, first, rows)) / micro_steps;
       loss.backward();
     }
-    torch::nn::utils::clip_grad_norm_(net.parameters(), 0.05);
+    if (clip_norm(variant) > 0) torch::nn::utils::clip_grad_norm_(net.parameters(), clip_norm(variant));
     opt.step();
     opt.zero_grad();
   }
@@ -87,8 +96,8 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   const int micro_steps = variant == "accum" ? 2 : 1;
   Net reference, own_half, net;
   const auto init = snapshot(net);
-  train_plain(reference, steps, micro_steps, per_rank * w, 0, per_rank * w);
-  train_plain(own_half, steps, micro_steps, per_rank * w, r * per_rank, per_rank);
+  train_plain(reference, steps, micro_steps, per_rank * w, 0, per_rank * w, variant);
+  train_plain(own_half, steps, micro_steps, per_rank * w, r * per_rank, per_rank, variant);
 
   // Units: the three layers in forward order; the root holds `in` and `out`.
   std::vector<ShardedUnitSpec> units;
@@ -113,7 +122,8 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   ShardedOptions options;
   options.reshard_after_forward = variant != "keep";
   ShardedParameters sharded(units, pg, options);
-  torch::optim::AdamW opt(sharded.shards_of_group(0), torch::optim::AdamWOptions(1e-2).weight_decay(0.01));
+  auto opt_ptr = make_opt(sharded.shards_of_group(0), variant);
+  torch::optim::Optimizer& opt = *opt_ptr;
   int64_t held_after_forward = 0;
   for (int s = 0; s < steps; ++s) {
     for (int m = 0; m < micro_steps; ++m) {
@@ -127,7 +137,7 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
       loss.backward();
       sharded.end_backward(sync);
     }
-    sharded.clip_grad_norm_(0.05);
+    sharded.clip_grad_norm_(clip_norm(variant));
     opt.step();
     opt.zero_grad();
   }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "lerobot/common/fs.h"
@@ -211,6 +212,41 @@ TEST_P(PiTrain, PretrainedPathWithTheTypeOnTheCommandLineFineTunesTheBase) {
   EXPECT_GT(vision, 10);
   EXPECT_GT(moved, 10);
   EXPECT_EQ(Json::parse(read_file(ft / "checkpoints/last/pretrained_model/config.json"))["chunk_size"], 3);
+}
+
+// Over two processes (Gloo) with gradient checkpointing, sharded (--parallelism.dp_shard=2: each
+// joint layer pair and SigLIP layer gathered around its forward and again for its recomputation)
+// and DDP give the same parameter update (each rank draws the same noise and time in both runs),
+// while one process on half the global batch does not.
+TEST_P(PiTrain, ShardedOverTwoProcessesMatchesDdpWithGradientCheckpointing) {
+  const std::string sgd =
+      " --use_policy_training_preset=false --optimizer.type=sgd --optimizer.lr=1e-2 --optimizer.weight_decay=0"
+      " --optimizer.grad_clip_norm=1 --policy.gradient_checkpointing=true";
+  auto cli_run = [&](const std::string& name, int64_t steps, const std::string& extra) {
+    std::string args = "train";
+    for (const auto& a : tiny_pi_run(GetParam(), train_scratch() / (GetParam() + "_" + name), steps)) args += " " + a;
+    std::string log;
+    EXPECT_EQ(testing::run_shell("OMP_NUM_THREADS=1 " + std::string(LEROBOT_CLI) + " " + args + sgd + extra, &log), 0) << name << ":\n" << log;
+    return load_safetensors(train_scratch() / (GetParam() + "_" + name) / "checkpoints/last/pretrained_model/model.safetensors");
+  };
+  const auto init = cli_run("shard_init", 1, " --optimizer.lr=0");
+  const auto ddp = cli_run("shard_ddp", 3, " --num_processes=2");
+  const auto sharded = cli_run("shard_fsdp", 3, " --num_processes=2 --parallelism.dp_shard=2");
+  const auto half = cli_run("shard_half", 3, "");
+  double num = 0, den = 0, half_num = 0;
+  for (const auto& [k, v0] : init) {
+    const auto a = v0.to(torch::kDouble);
+    const auto dd = ddp.at(k).to(torch::kDouble) - a, ds = sharded.at(k).to(torch::kDouble) - a,
+               dh = half.at(k).to(torch::kDouble) - a;
+    num += (dd - ds).pow(2).sum().item<double>();
+    half_num += (dd - dh).pow(2).sum().item<double>();
+    den += dd.pow(2).sum().item<double>();
+  }
+  ASSERT_GT(den, 0.0);
+  std::printf("%s: relative update difference sharded vs DDP %.3g, one process on half the batch %.3g\n",
+              GetParam().c_str(), std::sqrt(num / den), std::sqrt(half_num / den));
+  EXPECT_LE(std::sqrt(num / den), 1e-5);
+  EXPECT_GT(std::sqrt(half_num / den), 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, PiTrain, ::testing::Values("pi0", "pi05"));

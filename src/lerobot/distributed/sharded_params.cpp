@@ -320,6 +320,7 @@ ShardedMemory ShardedParameters::memory() const {
     unit_bytes[f.unit] += f.chunk * state_->world * es;
   }
   for (int64_t b : unit_bytes) m.largest_unit_bytes = std::max(m.largest_unit_bytes, b);
+  m.root_bytes = unit_bytes.back();
   return m;
 }
 

@@ -48,6 +48,7 @@ struct ShardedMemory {
   int64_t shard_bytes = 0;         // this rank's parameter shards (padded)
   int64_t total_bytes = 0;         // every parameter, unsharded
   int64_t largest_unit_bytes = 0;  // the largest unit gathered (the root included)
+  int64_t root_bytes = 0;          // the root unit, unsharded (gathered once per step)
   int64_t trainable_shard_bytes = 0;
 };
 

@@ -27,7 +27,8 @@ Json to_json(const TrainingStepInfo& info) {
   j["dp_world_size"] = info.dp_world_size;
   j["batch_size"] = info.batch_size;
   j["grad_accum_steps"] = info.grad_accum_steps;
-  j["parallelism"] = {{"dp_replicate", info.dp_world_size}, {"dp_shard", 1}, {"ring_degree", 1}, {"ulysses_degree", 1}};
+  const int64_t shard = std::max<int64_t>(1, info.dp_shard);
+  j["parallelism"] = {{"dp_replicate", info.dp_world_size / shard}, {"dp_shard", shard}, {"ring_degree", 1}, {"ulysses_degree", 1}};
   return j;
 }
 

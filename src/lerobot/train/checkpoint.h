@@ -28,6 +28,7 @@ std::string checkpoint_step_id(int64_t step, int64_t total_steps);
 struct TrainingStepInfo {
   int64_t step = 0;
   int64_t dp_world_size = 1;
+  int64_t dp_shard = 1;  // processes sharding the parameters (--parallelism.dp_shard); 1: replicas
   int64_t batch_size = 0;
   int64_t grad_accum_steps = 1;
 };

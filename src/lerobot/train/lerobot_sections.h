@@ -20,11 +20,11 @@ struct FsdpConfig : Config {
   bool cpu_offload = false;
   std::optional<std::string> ignored_modules;
   void visit(FieldVisitor& v) override {
-    field(v, "reshard_after_forward", reshard_after_forward, "FSDP2 resharding (sharded runs only; not supported)");
-    field(v, "wrap_modules", wrap_modules, "FSDP2 wrap units (sharded runs only; not supported)");
-    field(v, "min_num_params", min_num_params, "FSDP2 size-based wrap (sharded runs only; not supported)");
-    field(v, "cpu_offload", cpu_offload, "FSDP2 CPU offload (sharded runs only; not supported)");
-    field(v, "ignored_modules", ignored_modules, "FSDP2 ignored modules (sharded runs only; not supported)");
+    field(v, "reshard_after_forward", reshard_after_forward, "Release a unit's gathered parameters after its forward (false: keep them until its backward)");
+    field(v, "wrap_modules", wrap_modules, "Unit classes to shard one at a time (default: the policy's declared units)");
+    field(v, "min_num_params", min_num_params, "Shard the declared units with at least this many parameters (instead of wrap_modules)");
+    field(v, "cpu_offload", cpu_offload, "Optimizer state on the host (not built yet: true is refused)");
+    field(v, "ignored_modules", ignored_modules, "Modules left unsharded (not supported: a value is refused)");
   }
 };
 

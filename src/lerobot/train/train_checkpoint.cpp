@@ -22,6 +22,7 @@ TrainingStepInfo step_info(const TrainSetup& s, int64_t step) {
   TrainingStepInfo info;
   info.step = step;
   info.dp_world_size = s.world_size();
+  info.dp_shard = s.sharded ? s.world_size() : 1;
   info.batch_size = s.cfg.batch_size;
   info.grad_accum_steps = s.cfg.accelerator.gradient_accumulation.steps;
   return info;
@@ -58,13 +59,20 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
 
 void save_train_checkpoint(TrainSetup& s, int64_t step) {
   s.group->barrier();
+  // A sharded run's optimizer state in the non-sharded layout: gathered on every rank (collective).
+  TensorMap full_optimizer_state;
+  if (s.sharded) {
+    sync_optimizer_steps_to_host(*s.optimizer);
+    full_optimizer_state = s.sharded->full_optimizer_state(*s.optimizer);
+  }
   if (s.is_main()) {
     CheckpointWriters w;
     w.pretrained_model = [&](const fs::path& dir) { write_pretrained_model(s, dir); };
     w.training_state = [&](const fs::path& dir) {
       sync_optimizer_steps_to_host(*s.optimizer);  // fused kernels count steps on the device
-      save_optimizer_state(*s.optimizer, dir,
-                           s.scheduler ? std::optional<std::vector<double>>(s.scheduler->base_lrs()) : std::nullopt);
+      const auto initial_lrs = s.scheduler ? std::optional<std::vector<double>>(s.scheduler->base_lrs()) : std::nullopt;
+      if (s.sharded) s.sharded->save_optimizer_state(*s.optimizer, full_optimizer_state, dir, initial_lrs);
+      else save_optimizer_state(*s.optimizer, dir, initial_lrs);
       if (s.scheduler) s.scheduler->save(dir / kSchedulerStateFile);
       if (s.scaler) write_file_atomic(dir / kLossScalerFile, s.scaler->state_dict().dump(4));
       save_rng_state(dir / kRngStateFile, s.seed, s.device);
@@ -112,7 +120,8 @@ int64_t load_training_state(TrainSetup& s, const fs::path& checkpoint_dir) {
     LOG_WARNING << "the checkpoint at step " << info.step << " was written in the middle of a gradient accumulation ("
                 << info.step % accum << " of " << accum << " micro-batches): their gradients are not in a checkpoint, so "
                 << "the first optimizer step after resuming averages fewer micro-batches than the run that went on";
-  load_optimizer_state(*s.optimizer, dir);
+  if (s.sharded) s.sharded->load_optimizer_state(*s.optimizer, dir);  // any world size's, resharded
+  else load_optimizer_state(*s.optimizer, dir);
   if (s.scheduler) s.scheduler->load(dir / kSchedulerStateFile);
   if (s.scaler && fs::exists(dir / kLossScalerFile)) s.scaler->load_state_dict(load_json_or_yaml(dir / kLossScalerFile));
   load_rng_state(dir / kRngStateFile, s.device);

@@ -125,9 +125,19 @@ void TrainPipelineConfig::validate() const {
   if (checkpoint_format != "safetensors")
     throw_usage("only checkpoint_format=safetensors is supported, got '" + checkpoint_format + "'",
                 "checkpoint_format");
-  if (parallelism.dp_shard != 1)
-    throw_usage("sharded data parallelism is not supported yet", "parallelism.dp_shard",
-                "use --parallelism.dp_shard=1 (plain data parallelism)");
+  // --parallelism.dp_shard is resolved against the process count in make_train_setup; here what
+  // needs no world size (LeRobot's ParallelismConfig / FSDPConfig __post_init__).
+  if (parallelism.dp_replicate < 1)
+    throw_usage("dp_replicate must be >= 1, got " + std::to_string(parallelism.dp_replicate), "parallelism.dp_replicate");
+  if (parallelism.dp_shard < 1 && parallelism.dp_shard != -1)
+    throw_usage("dp_shard must be >= 1, or -1 for every process, got " + std::to_string(parallelism.dp_shard),
+                "parallelism.dp_shard");
+  if (accelerator.fsdp.wrap_modules && accelerator.fsdp.min_num_params)
+    throw_usage("fsdp.wrap_modules and fsdp.min_num_params are mutually exclusive wrap policies",
+                "accelerator.fsdp.min_num_params", "pass only one of the two");
+  if (accelerator.fsdp.min_num_params && *accelerator.fsdp.min_num_params < 1)
+    throw_usage("fsdp.min_num_params must be >= 1, got " + std::to_string(*accelerator.fsdp.min_num_params),
+                "accelerator.fsdp.min_num_params");
   refuse_unsupported_lerobot_sections();
 }
 

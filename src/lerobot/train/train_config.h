@@ -37,7 +37,7 @@ struct AcceleratorConfig : Config {
   void visit(FieldVisitor& v) override {
     field(v, "mixed_precision", mixed_precision, "no, bf16 or fp16 (fp16 uses dynamic loss scaling); env ACCELERATE_MIXED_PRECISION");
     field(v, "gradient_accumulation", gradient_accumulation, "Gradient accumulation");
-    field(v, "fsdp", fsdp, "FSDP2 settings (LeRobot; sharded runs only)");
+    field(v, "fsdp", fsdp, "Sharded data parallel settings (with --parallelism.dp_shard > 1)");
     field(v, "ddp", ddp, "DDP settings (LeRobot)");
     field(v, "compile", compile, "torch.compile settings (LeRobot placeholder)");
     field(v, "activation_checkpointing", activation_checkpointing, "Activation checkpointing (LeRobot placeholder)");
@@ -53,7 +53,7 @@ struct ParallelismConfig : Config {
   int64_t cfg_parallel = 1;
   void visit(FieldVisitor& v) override {
     field(v, "dp_replicate", dp_replicate, "Data-parallel replicas (filled from the world size)");
-    field(v, "dp_shard", dp_shard, "Sharded data parallelism (only 1 is supported)");
+    field(v, "dp_shard", dp_shard, "Processes that shard parameters, gradients and optimizer state (-1: all; 1: plain data parallel)");
     field(v, "context_parallel", context_parallel, "Context parallelism (LeRobot placeholder; only 1)");
     field(v, "cfg_parallel", cfg_parallel, "Classifier-free-guidance parallelism (inference only; 1 for training)");
   }

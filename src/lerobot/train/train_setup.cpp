@@ -1,5 +1,6 @@
 // Builds a training run from its config (LeRobot's train() up to the loop, §1.2 steps 2-14).
 #include "lerobot/train/train_setup.h"
+#include "lerobot/train/sharded_training.h"
 #include "lerobot/train/hub_dataset.h"
 #include "lerobot/hub/torchvision_weights.h"
 #include "lerobot/hub/policy_models.h"
@@ -40,6 +41,19 @@ void apply_policy_preset(TrainPipelineConfig& cfg) {
     throw_usage("policy type '" + cfg.policy->type() + "' has no training preset", "--use_policy_training_preset",
                 "pass --use_policy_training_preset=false with --optimizer.type=...");
   apply_training_preset(*preset, cfg.optimizer, cfg.scheduler);
+}
+
+// What a sharded run cannot do yet, refused by name before any work.
+void refuse_with_sharding(const TrainPipelineConfig& cfg) {
+  const std::string fix = "drop it, or train with plain data parallelism (--parallelism.dp_shard=1)";
+  if (cfg.ema.enable) throw_usage("--ema.enable is not built for sharded runs yet", "--ema.enable", fix);
+  if (!cfg.peft.is_null()) throw_usage("LoRA adapters (--peft.*) are not built for sharded runs yet", "--peft", fix);
+  if (cfg.accelerator.mixed_precision == "fp16")
+    throw_usage("fp16 loss scaling is not built for sharded runs yet", "--accelerator.mixed_precision",
+                "use --accelerator.mixed_precision=bf16 (or no)");
+  if (!cfg.distributed.reduce_gradients)
+    throw_usage("--distributed.reduce_gradients=false has no meaning in a sharded run (the shards are the reduction)",
+                "--distributed.reduce_gradients", "drop it");
 }
 
 std::vector<ParamGroup> to_param_groups(const std::vector<PolicyParamGroup>& groups) {
@@ -259,7 +273,18 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // use_policy_training_preset else parameters()). A resumed run takes the flag from its checkpoint.
   const std::vector<PolicyParamGroup> groups =
       cfg.use_policy_training_preset ? s->policy->optim_param_groups() : s->policy->Policy::optim_param_groups();
-  s->optimizer = make_optimizer(*cfg.optimizer, to_param_groups(groups), parse_optimizer_impl(cfg.optimizer_impl));
+  // --parallelism.dp_shard > 1: parameters, gradients and optimizer state sharded by unit over the
+  // processes (sharded_training.h); the optimizer steps the shards. The shards are cut from rank
+  // 0's parameters.
+  if (resolve_dp_shard(cfg.parallelism, s->group->world_size()) > 1) {
+    refuse_with_sharding(cfg);
+    broadcast_parameters(*s->policy, *s->group);
+    s->sharded = std::make_unique<ShardedTraining>(*s->policy, groups, cfg.accelerator.fsdp, s->group,
+                                                   s->checkpoint_runner.get());
+    if (s->is_main()) LOG_INFO << s->sharded->report();
+  }
+  s->optimizer = make_optimizer(*cfg.optimizer, s->sharded ? s->sharded->optimizer_groups() : to_param_groups(groups),
+                                parse_optimizer_impl(cfg.optimizer_impl));
   s->scheduler = make_scheduler(cfg.scheduler.ptr(), *s->optimizer, cfg.steps);
   if (cfg.accelerator.mixed_precision == "fp16") {
     LossScalerOptions so;
@@ -270,7 +295,7 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // Replicas start identical: rank 0's parameters and buffers everywhere.
   // A real process group (also a one-process NCCL one) gets the bucketed reducer.
   if (s->group->backend() != "single") {
-    broadcast_parameters(*s->policy, *s->group);
+    if (!s->sharded) broadcast_parameters(*s->policy, *s->group);
     // Statistics a policy keeps outside its gradients (VQ-BeT's codebooks) are summed over the
     // replicas, as LeRobot's are under torch.distributed.
     s->policy->set_replica_sum([group = s->group](torch::Tensor& t) { group->all_reduce(t); });
@@ -278,7 +303,9 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     ro.bucket_cap_bytes = static_cast<int64_t>(cfg.distributed.bucket_mb * 1024 * 1024);
     ro.bf16_compress = cfg.distributed.bf16_compress;
     ro.rebuild_buckets = cfg.distributed.rebuild_buckets;
-    if (cfg.distributed.reduce_gradients)
+    if (s->sharded) {
+      // The shards' gradients are reduce-scattered by the sharded parameters themselves.
+    } else if (cfg.distributed.reduce_gradients)
       s->reducer = std::make_unique<GradReducer>(*s->policy, s->group, ro);
     else if (s->is_main())
       LOG_WARNING << "--distributed.reduce_gradients=false: gradients are NOT averaged over ranks; each replica "

@@ -14,6 +14,7 @@
 #include "lerobot/distributed/grad_reducer.h"
 #include "lerobot/distributed/launch_env.h"
 #include "lerobot/distributed/process_group.h"
+#include "lerobot/train/sharded_training.h"
 #include "lerobot/optim/ema.h"
 #include "lerobot/optim/loss_scaler.h"
 #include "lerobot/optim/optimizer.h"
@@ -46,6 +47,8 @@ struct TrainSetup {
   // Around each of the policy's units in the training forward (unit_runner.h): activation
   // checkpointing (--accelerator.activation_checkpointing.mode=full), innermost; null: none.
   std::unique_ptr<UnitRunner> checkpoint_runner;
+  // --parallelism.dp_shard > 1: the sharded parameters (the optimizer steps their shards); null otherwise.
+  std::unique_ptr<ShardedTraining> sharded;
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
   std::unique_ptr<hub::CheckpointUploader> uploader;  // --save_checkpoint_to_hub, main process only
   // --peft.*: the adapters' settings and the base policy's path (adapter_config.json's

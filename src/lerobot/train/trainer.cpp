@@ -66,15 +66,27 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     } else if (save || step == s.cfg.steps) {
       update.check_nonfinite(step);  // also with --log_freq=0: no checkpoint of a diverged run
     }
-    if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) logger.heldout(step);  // collective
-    if (save) save_train_checkpoint(s, step);                              // collective
+    // Work outside the step sees the whole model: a sharded run gathers it for the while (collective).
+    if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) {
+      FullParametersScope whole(s.sharded.get());
+      logger.heldout(step);  // collective
+    }
+    if (save) {
+      FullParametersScope whole(s.sharded.get());
+      save_train_checkpoint(s, step);  // collective
+    }
     if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) {
+      FullParametersScope whole(s.sharded.get());
       std::optional<EmaWeightsScope> ema_weights;  // --ema.use_for_eval: evaluate the averaged weights
       if (s.ema && s.cfg.ema.use_for_eval) ema_weights.emplace(*s.ema, s.policy->parameters());
       logger.evaluate(step);
     }
   }
   s.group->barrier();
+  if (s.sharded) {
+    if (s.is_main()) LOG_INFO << s.sharded->traffic_report();
+    s.sharded->params().gather_all();  // the trained model whole on every rank (publishing reads it)
+  }
   logger.finish(step);
   // --save_checkpoint_to_hub: the checkpoints still going up; a failed one fails the run at the end.
   const std::string not_pushed = s.uploader ? s.uploader->finish() : "";

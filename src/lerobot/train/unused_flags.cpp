@@ -91,15 +91,9 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"policy.use_amp", "training's precision is --accelerator.mixed_precision, as in LeRobot 0.6.2's lerobot-train; "
                          "lerobot-cpp eval reads it from config.json"},
       {"checkpoint_format", "only safetensors is written (other values are refused)"},
-      {"parallelism.dp_replicate", "the data-parallel size is the process count"},
-      {"parallelism.dp_shard", "only 1 is accepted (sharded data parallelism is refused)"},
+      {"parallelism.dp_replicate", "the data-parallel size is the process count; > 1 with dp_shard > 1 (HSDP) is refused"},
       // LeRobot 0.6 keys of a train_config.json written by Python (see lerobot_sections.h).
       {"dataloader_multiprocessing_context", "the loader's workers are threads, not processes"},
-      {"accelerator.fsdp.reshard_after_forward", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
-      {"accelerator.fsdp.wrap_modules", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
-      {"accelerator.fsdp.min_num_params", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
-      {"accelerator.fsdp.cpu_offload", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
-      {"accelerator.fsdp.ignored_modules", "FSDP2 applies to sharded runs only (--parallelism.dp_shard != 1 is refused)"},
       {"accelerator.ddp.find_unused_parameters", "torch DDP tuning; our gradient reducer gives the same gradients without it"},
       {"accelerator.ddp.gradient_as_bucket_view", "torch DDP tuning; our gradient reducer gives the same gradients without it"},
       {"accelerator.ddp.static_graph", "torch DDP tuning; our gradient reducer gives the same gradients without it"},

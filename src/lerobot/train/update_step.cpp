@@ -6,6 +6,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/timer.h"
+#include "lerobot/distributed/sharded_params.h"
 #include "lerobot/optim/grad_clip.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/optim/optimizer.h"
@@ -21,6 +22,8 @@ UpdateStepParts update_step_parts(TrainSetup& s) {
   p.scheduler = s.scheduler.get();
   p.scaler = s.scaler.get();
   p.reducer = s.reducer.get();  // null with --distributed.reduce_gradients=false
+  p.unit_runner = s.sharded ? s.sharded->runner() : s.checkpoint_runner.get();  // sharding calls checkpointing inside
+  p.sharded = s.sharded ? &s.sharded->params() : nullptr;
   p.group = s.world_size() > 1 ? s.group.get() : nullptr;
   p.device = s.device;
   p.mixed_precision = s.cfg.accelerator.mixed_precision;
@@ -32,10 +35,15 @@ UpdateStepParts update_step_parts(TrainSetup& s) {
 
 UpdateStep::UpdateStep(const UpdateStepParts& parts) : p_(parts), max_nonfinite_(parts.max_nonfinite_steps) {
   if (!p_.policy || !p_.optimizer) throw_runtime("UpdateStep needs a policy and an optimizer");
-  for (const auto& p : p_.policy->named_parameters()) {
-    if (!p.value().requires_grad()) continue;
-    names_.push_back(p.key());
-    params_.push_back(p.value());
+  if (p_.sharded) {  // the tensors the optimizer steps
+    names_ = p_.sharded->trainable_shard_names();
+    params_ = p_.sharded->trainable_shards();
+  } else {
+    for (const auto& p : p_.policy->named_parameters()) {
+      if (!p.value().requires_grad()) continue;
+      names_.push_back(p.key());
+      params_.push_back(p.value());
+    }
   }
   // Under fp16 the loss scaler needs a few overflowing steps to find its scale.
   if (p_.scaler) max_nonfinite_ += 24;
@@ -88,9 +96,14 @@ void UpdateStep::finish(UpdateResult& r) {
 
 void UpdateStep::forward_backward(const Batch& batch, UpdateResult& r) {
   if (p_.group) broadcast_buffers(*p_.policy, *p_.group);  // DDP's broadcast_buffers=True, before each forward
+  if (p_.sharded) {
+    p_.sharded->set_sync(r.synced);
+    p_.sharded->begin_forward();  // the root unit gathered; each unit is gathered around its forward
+  }
   PolicyOutput out;
   {
     AutocastScope autocast(p_.mixed_precision, p_.device);
+    UnitRunnerScope units(p_.unit_runner);
     out = p_.policy->forward(batch);
   }
   r.loss = out.loss.detach();
@@ -98,12 +111,16 @@ void UpdateStep::forward_backward(const Batch& batch, UpdateResult& r) {
   torch::Tensor loss = out.loss.to(torch::kFloat32) / static_cast<double>(p_.accumulation_steps);
   if (p_.scaler) loss = p_.scaler->scale(loss);
   loss.backward();
+  if (p_.sharded) p_.sharded->end_backward(r.synced);  // the shards' gradients, averaged over ranks
 }
 
 void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
   if (p_.reducer) p_.reducer->synchronize();  // gradients are now averaged over ranks
   if (p_.scaler) p_.scaler->unscale_(*p_.optimizer);
-  r.grad_norm = p_.grad_clip_norm > 0 ? clip_grad_norm_(params_, p_.grad_clip_norm) : total_grad_norm(params_);
+  if (p_.sharded)  // the norm over every rank's shards (one all-reduce)
+    r.grad_norm = p_.sharded->clip_grad_norm_(p_.grad_clip_norm);
+  else
+    r.grad_norm = p_.grad_clip_norm > 0 ? clip_grad_norm_(params_, p_.grad_clip_norm) : total_grad_norm(params_);
   // A non-finite loss of an earlier micro-step reaches the gradients, so this covers them too. With
   // several processes only the all-reduced gradients decide: every rank sees the same norm, while a
   // rank's own loss could stop it alone and the replicas would drift apart.

@@ -22,6 +22,7 @@
 namespace lerobot {
 
 class GradReducer;
+class ShardedParameters;
 class LossScaler;
 class ProcessGroup;
 class Scheduler;
@@ -37,6 +38,9 @@ struct UpdateStepParts {
   LossScaler* scaler = nullptr;
   GradReducer* reducer = nullptr;
   UnitRunner* unit_runner = nullptr;  // installed around the training forward (unit_runner.h)
+  // Sharded data parallel (sharded_params.h): gathers around the forward, reduce-scatters in
+  // backward, clips over all shards; the optimizer steps the shards. Null: not sharded.
+  ShardedParameters* sharded = nullptr;
   ProcessGroup* group = nullptr;  // for the buffer broadcast before each forward when > 1 process
   torch::Device device{torch::kCPU};
   std::string mixed_precision = "no";  // --accelerator.mixed_precision
