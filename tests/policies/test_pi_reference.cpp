@@ -150,6 +150,44 @@ TEST_P(PiReference, ActionChunksForAGivenNoise) {
                "chunk after one Euler step");
 }
 
+// A camera of the config absent from the batch (a published base's base_0_rgb when the dataset
+// has other cameras) is what LeRobot's _preprocess_images (modeling_pi0.py / modeling_pi05.py)
+// makes of it: the present cameras first in config order, then a -1 image with a false mask per
+// absent one, the same path its empty_cameras slots take. So the "pi0" layout (cameras top and
+// wrist, one empty slot) with the empty slot swapped for an absent camera listed first gives the
+// images, masks and per-element losses LeRobot computed for that layout.
+TEST(PiAbsentCamera, FilledAsLeRobotFillsItsEmptySlotsWhereverTheConfigListsIt) {
+  const Json& lay = reference_json("pi")["layouts"]["pi0"];
+  const Json tiny = lay["config"]["tiny"];
+  ASSERT_EQ(tiny["empty_cameras"], 1);
+  auto policy = testing::make_pi_policy("pi0", tiny, [](PiConfigBase& c) {
+    c.empty_cameras = 0;
+    c.input_features["observation.images.base_0_rgb"] = {"VISUAL", {3, 224, 224}};
+    c.input_feature_order.insert(c.input_feature_order.begin(), "observation.images.base_0_rgb");
+  });
+  ASSERT_EQ(policy->config().image_feature_keys().front(), "observation.images.base_0_rgb");
+  auto reference = make_policy(lay);
+  fill(*policy);
+  fill(*reference);
+  policy->train();
+  torch::NoGradGuard no_grad;
+  const Batch batch = make_batch(lay);
+  ASSERT_FALSE(batch.count("observation.images.base_0_rgb"));
+  const auto in = policy->prepare_inputs(batch), want = reference->prepare_inputs(batch);
+  ASSERT_EQ(in.images.size(), 3u);
+  ASSERT_EQ(want.images.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(torch::equal(in.images[i], want.images[i])) << "image " << i;
+    EXPECT_TRUE(torch::equal(in.image_masks[i], want.image_masks[i])) << "mask " << i;
+  }
+  EXPECT_TRUE((in.images[2] == -1).all().item<bool>());
+  EXPECT_FALSE(in.image_masks[2].any().item<bool>());
+  EXPECT_TRUE(in.image_masks[0].all().item<bool>());
+  auto actions = torch::nn::functional::pad(batch.at("action"), torch::nn::functional::PadFuncOptions({0, 4}));
+  expect_close(policy->model->forward(in, actions, noise(), flow_time()).flatten(), lay["losses"], 1e-4, 1e-4,
+               "per-element losses");
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, PiReference, ::testing::Values("pi0", "pi05", "pi05_bf16", "pi0_expert_only"));
 
 }  // namespace

@@ -214,6 +214,83 @@ TEST_P(PiTrain, PretrainedPathWithTheTypeOnTheCommandLineFineTunesTheBase) {
   EXPECT_EQ(Json::parse(read_file(ft / "checkpoints/last/pretrained_model/config.json"))["chunk_size"], 3);
 }
 
+// The published bases' own features (lerobot/pi05_base and pi0_base: three cameras base_0_rgb,
+// left_wrist_0_rgb, right_wrist_0_rgb, a 32-dim state and action) fine-tuned with --policy.path on
+// reach2d's one camera and 2-dim state, as LeRobot 0.6.2 does it: make_policy keeps the base's
+// input features and takes the action from the dataset (policies/factory.py, make_policy:
+// `cfg.output_features = ...ACTION...; if not cfg.input_features: ...`); _preprocess_images
+// (modeling_pi05.py / modeling_pi0.py) fills each camera absent from the batch with a -1 image and
+// a false mask and raises "All image features are missing from the batch" when none is there; the
+// state and action are zero-padded to max_state_dim / max_action_dim (pad_vector). Without a
+// --rename_map no base camera is in the dataset: refused before step 1 (exit 3) naming the map;
+// with one the run trains, keeps the base's features in config.json, and eval and the deployment
+// API run the checkpoint on reach2d's observation (the two other cameras absent, the state 2-dim).
+TEST_P(PiTrain, ThePublishedBasesThreeCamerasFineTuneOnAOneCameraDataset) {
+  const fs::path made = train_scratch() / (GetParam() + "_made32"), base = train_scratch() / (GetParam() + "_base3");
+  auto made_args = tiny_pi_run(GetParam(), made, 1);
+  for (auto& a : made_args) {
+    if (a == "--policy.max_state_dim=8") a = "--policy.max_state_dim=32";
+    if (a == "--policy.max_action_dim=8") a = "--policy.max_action_dim=32";
+  }
+  run_train(made_args);
+  // The base: config.json and model.safetensors only (no processor files), the published features.
+  fs::create_directories(base);
+  const fs::path made_pm = made / "checkpoints/last/pretrained_model";
+  fs::copy_file(made_pm / "model.safetensors", base / "model.safetensors", fs::copy_options::overwrite_existing);
+  Json cfg = Json::parse(read_file(made_pm / "config.json"));
+  const std::vector<std::string> cams = {"observation.images.base_0_rgb", "observation.images.left_wrist_0_rgb",
+                                         "observation.images.right_wrist_0_rgb"};
+  cfg["input_features"] = Json::object();
+  for (const auto& c : cams) cfg["input_features"][c] = {{"type", "VISUAL"}, {"shape", {3, 224, 224}}};
+  cfg["input_features"]["observation.state"] = {{"type", "STATE"}, {"shape", {32}}};
+  cfg["output_features"] = {{"action", {{"type", "ACTION"}, {"shape", {32}}}}};
+  write_file_atomic(base / "config.json", cfg.dump(4));
+
+  const std::string common = " --policy.path=" + base.string() + " --dataset.root=" +
+                             testing::reach2d_dataset().string() +
+                             " --batch_size=4 --steps=2 --log_freq=1 --num_workers=0 --seed=7";
+  std::string log;
+  EXPECT_EQ(testing::run_cli("train" + common + " --output_dir=" + (train_scratch() / (GetParam() + "_nomap")).string(),
+                             &log),
+            3)
+      << log;
+  EXPECT_NE(log.find("All image features are missing from the batch"), std::string::npos) << log;
+  EXPECT_NE(log.find("--rename_map='{\"observation.image\": \"observation.images.base_0_rgb\"}'"), std::string::npos)
+      << log;
+
+  const fs::path ft = train_scratch() / (GetParam() + "_ft3");
+  const std::string map = " --rename_map='{\"observation.image\": \"observation.images.left_wrist_0_rgb\"}'";
+  ASSERT_EQ(testing::run_cli("train" + common + map + " --output_dir=" + ft.string(), &log), 0) << log;
+  EXPECT_NE(log.find("not observation.images.base_0_rgb, observation.images.right_wrist_0_rgb: each is filled with a "
+                     "-1 image masked out"),
+            std::string::npos)
+      << log;
+  const fs::path pm = ft / "checkpoints/last/pretrained_model";
+  const Json saved = Json::parse(read_file(pm / "config.json"));
+  for (const auto& c : cams) EXPECT_EQ(saved["input_features"][c]["shape"], Json({3, 224, 224})) << c;
+  EXPECT_EQ(saved["input_features"]["observation.state"]["shape"], Json({32}));
+  EXPECT_FALSE(saved["input_features"].contains("observation.image"));
+  EXPECT_EQ(saved["output_features"]["action"]["shape"], Json({2}));  // the dataset's, as make_policy sets it
+  const auto before = load_safetensors(base / "model.safetensors"), after = load_safetensors(pm / "model.safetensors");
+  int moved = 0;
+  for (const auto& [k, v] : after) moved += !torch::equal(v, before.at(k));
+  EXPECT_GT(moved, 10);
+
+  ASSERT_EQ(testing::run_cli("eval --policy.path=" + pm.string() + map +
+                                 " --env.type=reach2d --env.image_size=64 --eval.n_episodes=1 --eval.batch_size=1"
+                                 " --env.episode_length=6 --output_dir=" + (ft / "eval").string(),
+                             &log),
+            0)
+      << log;
+  InferencePolicy policy(pm);
+  policy.set_task("push the block");
+  const std::map<std::string, torch::Tensor> obs = {
+      {"observation.state", torch::tensor({0.3f, 0.6f})}, {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  const auto chunk = policy.predict_action_chunk(obs);
+  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
+  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+}
+
 // Over two processes (Gloo) with gradient checkpointing, sharded (--parallelism.dp_shard=2: each
 // joint layer pair and SigLIP layer gathered around its forward and again for its recomputation)
 // and DDP give the same parameter update (each rank draws the same noise and time in both runs),

@@ -4,6 +4,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/policies/graphed_inference.h"
 #include "lerobot/policies/observation_inputs.h"
+#include "lerobot/policies/padded_inputs.h"
 
 namespace lerobot {
 
@@ -39,6 +40,7 @@ torch::Tensor PolicyActionSource::act(const RolloutObservation& obs) {
     bool fits = x.dim() == static_cast<int64_t>(shape.size()) + 1;
     const bool any_size = feature.type == "VISUAL" && cfg.resizes_images();
     for (size_t d = 0; fits && !any_size && d < shape.size(); ++d) fits = x.size(d + 1) == shape[d];
+    if (!fits && x.dim() == 2) fits = input_fits(cfg, feature, {x.size(1)});  // π/SmolVLA: a narrower state
     if (!fits)
       throw_usage("the env's '" + name + "' has shape " + c10::str(x.sizes().slice(1)) +
                       " but the policy expects " + c10::str(c10::IntArrayRef(shape)),

@@ -5,6 +5,7 @@
 #include "lerobot/common/torch_compat.h"
 #include "lerobot/policies/graphed_inference.h"
 #include "lerobot/policies/observation_inputs.h"
+#include "lerobot/policies/padded_inputs.h"
 #include "lerobot/policies/pretrained_io.h"
 
 namespace lerobot {
@@ -43,7 +44,7 @@ Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& obser
       if (!chw) x = x.permute({2, 0, 1});
       x = x.scalar_type() == torch::kUInt8 ? x.to(torch::kFloat32).div(255.0) : x.to(torch::kFloat32);
     } else {
-      if (x.sizes().vec() != shape)
+      if (!input_fits(cfg, feature, x.sizes().vec()))  // π/SmolVLA: a narrower state, zero-padded
         throw_usage("'" + key + "' has shape " + c10::str(x.sizes()) + ", expected " +
                         c10::str(c10::IntArrayRef(shape)) + " (config.json input_features, no batch dim)",
                     key, "give '" + key + "' the size the policy was trained with");

@@ -125,6 +125,15 @@ bool fits(torch::IntArrayRef stat, const std::vector<int64_t>& feature) {
   }
   return true;
 }
+
+// A 1-D state or action stat narrower than its feature: the feature is a checkpoint's zero-padded
+// width (π's and SmolVLA's max_state_dim: LeRobot's make_policy keeps a pretrained config's inputs,
+// e.g. lerobot/pi05_base's 32-dim state) while the stats are the narrower dataset's; LeRobot
+// normalizes the dataset's vector with them before the policy pads it.
+bool narrower_vector(torch::IntArrayRef stat, const PolicyFeature& feature) {
+  return (feature.type == "STATE" || feature.type == "ACTION") && stat.size() == 1 && feature.shape.size() == 1 &&
+         stat[0] < feature.shape[0];
+}
 }  // namespace
 
 std::vector<std::string> normalizer_stat_problems(const Normalizer& n) {
@@ -148,7 +157,7 @@ std::vector<std::string> normalizer_stat_problems(const Normalizer& n) {
       auto it = st->second.find(name);
       if (it == st->second.end())
         out.push_back("'" + key + "' has no '" + name + "' stat (" + mode + " normalization needs it)");
-      else if (!fits(it->second.sizes(), feature.shape))
+      else if (!fits(it->second.sizes(), feature.shape) && !narrower_vector(it->second.sizes(), feature))
         out.push_back("'" + key + "/" + name + "' has shape " + dims(it->second.sizes()) + ", which does not fit the "
                       "feature's shape " + dims(feature.shape));
     }

@@ -25,7 +25,8 @@ using ObservationConvert = std::function<torch::Tensor(const std::string& name, 
 // Throws the caller's usage error for an input feature the observation lacks.
 using MissingObservation = std::function<void(const std::string& key)>;
 
-// Placeholder features (SmolVLA's empty camera slots) may be absent; the batch goes to `device`.
+// Placeholder features (empty camera slots) and the cameras a policy fills when absent
+// (fills_absent_cameras: π, SmolVLA) may be absent; the batch goes to `device`.
 Batch observation_inputs(const PolicyConfig& cfg, const PolicyProcessors& processors,
                          const std::map<std::string, torch::Tensor>& observation,
                          const std::vector<std::string>& tasks, const torch::Device& device,

@@ -60,6 +60,9 @@ class PiConfigBase : public PolicyConfig {
   // `--policy.type=pi05 --policy.pretrained_path=lerobot/pi05_base` takes the whole config from
   // the command line and only the weights from the checkpoint.
   bool fine_tuning_may_change(const std::string& key) const override;
+  // Every camera is resized with padding to image_resolution (LeRobot's _preprocess_images), so a
+  // camera of any size fits.
+  bool resizes_images() const override { return true; }
   // PaliGemma's tokenizer ("google/paligemma-3b-pt-224"), max_length tokenizer_max_length,
   // padding "max_length" (right); π0 appends a newline (pi0_new_line_processor), π0.5 builds its
   // prompt from the normalized state (newline false; processor_io picks the step by type()).

@@ -5,7 +5,10 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/common/strings.h"
+#include "lerobot/policies/padded_inputs.h"
 #include "lerobot/policies/pretrained_io.h"
+#include "lerobot/policies/smolvla/configuration_smolvla.h"
 #include "lerobot/train/policy_features.h"
 
 namespace lerobot {
@@ -48,31 +51,62 @@ void check_architecture(const PolicyConfig& run, PolicyConfig& checkpoint, const
   }
 }
 
-// The policy reads config.input_features (the checkpoint's): the dataset must provide each with
-// the same shape, and its action must have the checkpoint's action shape.
+// The policy reads config.input_features (the checkpoint's: LeRobot's make_policy keeps a
+// pretrained config's inputs and takes only the outputs from the dataset): the dataset must
+// provide each with a shape the weights take, and its action must fit the checkpoint's head.
 void check_features(const PolicyConfig& run, const PolicyConfig& checkpoint, const DatasetMetadata& meta,
                     const std::map<std::string, std::string>& rename_map, const fs::path& dir) {
   std::map<std::string, PolicyFeature> have;
-  for (const auto& [key, f] : dataset_to_policy_features(meta, rename_map)) have[key] = f;
+  std::vector<std::string> dataset_cameras;
+  for (const auto& [key, f] : dataset_to_policy_features(meta, rename_map)) {
+    have[key] = f;
+    if (f.type == "VISUAL") dataset_cameras.push_back(key);
+  }
   const std::string info = (meta.root / "meta/info.json").string();
+  std::vector<std::string> cameras, absent;
   for (const auto& [key, f] : run.input_features) {
-    if (run.is_placeholder_feature(key)) continue;  // SmolVLA's empty camera slots
+    if (run.is_placeholder_feature(key)) continue;  // empty camera slots (--policy.empty_cameras)
     auto it = have.find(key);
+    if (it == have.end() && f.type == "VISUAL" && fills_absent_cameras(run)) {
+      absent.push_back(key);
+      continue;
+    }
+    if (f.type == "VISUAL") cameras.push_back(key);
     if (it == have.end())
       throw_data("the dataset has no '" + key + "', an input of the checkpoint being fine-tuned (" +
                      (dir / kConfigFile).string() + ")",
                  info, "fine-tune on a dataset with the same cameras and state, or map a key with --rename_map");
-    if (it->second.shape != f.shape && !(f.type == "VISUAL" && run.resizes_images()))
+    if (!input_fits(run, f, it->second.shape))
       throw_data("'" + key + "' has shape " + shape_str(it->second.shape) + " in the dataset but " +
                      shape_str(f.shape) + " in the checkpoint being fine-tuned",
                  info, "fine-tune on data with the checkpoint's shapes (image size, state size)");
   }
+  if (!absent.empty() && cameras.empty()) {
+    const std::string example = dataset_cameras.empty() ? std::string("observation.images.<camera>") : dataset_cameras[0];
+    throw_data("none of the cameras of the checkpoint being fine-tuned (" + join(absent, ", ") + ", in " +
+                   (dir / kConfigFile).string() + ") is in the dataset (its cameras: " +
+                   (dataset_cameras.empty() ? std::string("none") : join(dataset_cameras, ", ")) +
+                   "); LeRobot refuses it too (\"All image features are missing from the batch\")",
+               info, "map a dataset camera onto one of the checkpoint's with --rename_map='{\"" + example + "\": \"" +
+                         absent[0] + "\"}' (the others are then filled with empty images)");
+  }
+  if (!absent.empty()) {
+    const auto* smol = dynamic_cast<const SmolVLAConfig*>(&run);
+    LOG_WARNING << "The dataset has " << join(cameras, ", ") << " of the checkpoint's cameras but not "
+                << join(absent, ", ") << ": "
+                << (smol ? "up to --policy.empty_cameras (" + std::to_string(smol->empty_cameras) +
+                               ") absent cameras, its empty slots included, are filled with -1 images masked out, "
+                               "the rest left out (LeRobot's SmolVLA)"
+                         : std::string("each is filled with a -1 image masked out (LeRobot's π)"))
+                << "; map a dataset camera onto one with --rename_map";
+  }
   for (const auto& [key, f] : checkpoint.output_features) {
     auto it = run.output_features.find(key);
-    if (it == run.output_features.end() || it->second.shape != f.shape)
+    if (it == run.output_features.end() || !input_fits(run, f, it->second.shape))
       throw_data("the dataset's '" + key + "' " +
                      (it == run.output_features.end() ? std::string("is missing") : "has shape " + shape_str(it->second.shape)) +
-                     " but the checkpoint being fine-tuned predicts " + shape_str(f.shape),
+                     " but the checkpoint being fine-tuned predicts " + shape_str(f.shape) +
+                     (zero_padded_width(run, f.type) ? " (actions zero-padded to its max_action_dim)" : ""),
                  info, "fine-tune on a dataset with the checkpoint's action space");
   }
 }
