@@ -4,8 +4,11 @@
 // trains an unsharded copy on the whole global batch in-process (the one-process reference) and on
 // its own half only (a run that must differ: the negative control). Results go to
 // <out>/sharded_rank<R>.txt: the relative parameter-update differences and the bytes per rank.
+// Variant "offload" (cpu_offload): also whether the host masters the optimizer steps and the
+// device copies the gathers read are distinct storages, and whether they agree after the run.
 #include <fstream>
 #include <iomanip>
+#include <set>
 
 #include "lerobot/distributed/process_group.h"
 #include "lerobot/distributed/sharded_params.h"
@@ -121,7 +124,15 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   units.push_back(root);
   ShardedOptions options;
   options.reshard_after_forward = variant != "keep";
+  options.cpu_offload = variant == "offload";
   ShardedParameters sharded(units, pg, options);
+  // The optimizer's tensors against the gathers' (with cpu_offload: other storages, none shared).
+  int64_t shared_storages = 0;
+  {
+    std::set<const void*> stepped;
+    for (const auto& t : sharded.trainable_shards()) stepped.insert(t.storage().data());
+    for (const auto& t : sharded.trainable_device_shards()) shared_storages += stepped.count(t.storage().data());
+  }
   auto opt_ptr = make_opt(sharded.shards_of_group(0), variant);
   torch::optim::Optimizer& opt = *opt_ptr;
   int64_t held_after_forward = 0;
@@ -143,9 +154,15 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   }
   const int64_t held_after_step = sharded.gathered_bytes();
   const ShardedTraffic traffic = sharded.traffic();
-  sharded.gather_all();
+  sharded.gather_all();  // with cpu_offload: the host masters copied to the device copies first
   const auto trained = snapshot(net);
   sharded.release_all();
+  double device_vs_host = 0;
+  {
+    const auto host = sharded.trainable_shards(), device = sharded.trainable_device_shards();
+    for (size_t i = 0; i < host.size(); ++i)
+      device_vs_host = std::max(device_vs_host, (host[i].detach() - device[i].to(host[i].device())).abs().max().item<double>());
+  }
 
   std::ofstream f(out_dir + "/sharded_rank" + std::to_string(r) + ".txt");
   f << std::setprecision(10);
@@ -159,6 +176,11 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   f << "held_after_step " << held_after_step << "\n";
   f << "gathers_per_step " << static_cast<double>(traffic.gathers) / traffic.steps << "\n";
   f << "reductions_per_step " << static_cast<double>(traffic.reductions) / traffic.steps << "\n";
+  f << "trainable_shard_bytes " << mem.trainable_shard_bytes << "\n";
+  f << "host_bytes " << mem.host_bytes << "\n";
+  f << "shared_storages " << shared_storages << "\n";
+  f << "num_trainable_shards " << sharded.trainable_shards().size() << "\n";
+  f << "device_vs_host " << device_vs_host << "\n";
   return 0;
 }
 

@@ -4,7 +4,9 @@
 // units released after forward, kept until backward, and with gradient accumulation; and with
 // plain SGD without clipping, which (unlike AdamW and a clipped step) sees a gradient's scale: a
 // sum over ranks instead of the average fails it. A run on one half alone is far from it (the
-// comparison can fail). Bytes per rank halve from 1 to 2 ranks.
+// comparison can fail). Bytes per rank halve from 1 to 2 ranks. With cpu_offload ("offload") the
+// optimizer steps host masters, other storages than the device copies the gathers read, and the
+// result is the same.
 #include <gtest/gtest.h>
 
 #include "run_helper.h"
@@ -44,9 +46,24 @@ TEST_P(ShardedParams, TwoRanksMatchOneProcessOnTheWholeBatch) {
   const double root_bytes = (16 * 4 + 16 + 2 * 16 + 2) * 4;  // in and out, float32, even so no padding
   if (GetParam() == "keep") EXPECT_EQ(r0.at("held_after_forward")[0], r0.at("total_bytes")[0]);
   else EXPECT_EQ(r0.at("held_after_forward")[0], root_bytes);
+
+  // cpu_offload: every trainable shard has a host master of its own storage (the device copy is
+  // another), the host holds exactly the trainable shards, and after the run both agree.
+  const double shards = r0.at("num_trainable_shards")[0];
+  EXPECT_EQ(shards, 4) << "3 units and the root, the frozen bias not trained";
+  if (GetParam() == "offload") {
+    EXPECT_EQ(r0.at("shared_storages")[0], 0);
+    EXPECT_EQ(r1.at("shared_storages")[0], 0);
+    EXPECT_EQ(r0.at("host_bytes")[0], r0.at("trainable_shard_bytes")[0]);
+    EXPECT_EQ(r0.at("device_vs_host")[0], 0);
+    EXPECT_EQ(r1.at("device_vs_host")[0], 0);
+  } else {
+    EXPECT_EQ(r0.at("shared_storages")[0], shards) << "without offload the optimizer steps what the gathers read";
+    EXPECT_EQ(r0.at("host_bytes")[0], 0);
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, ShardedParams, ::testing::Values("reshard", "keep", "accum", "sgd"));
+INSTANTIATE_TEST_SUITE_P(Variants, ShardedParams, ::testing::Values("reshard", "keep", "accum", "sgd", "offload"));
 
 TEST(ShardedParamsMemory, BytesPerRankHalveFromOneToTwoRanks) {
   TempDir one, two;

@@ -3,6 +3,7 @@
 
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
+#include <torch/cuda.h>
 
 #include <map>
 #include <mutex>
@@ -39,6 +40,7 @@ struct Flat {
   int64_t chunk = 0;           // per rank (padded)
   torch::Tensor full;          // [chunk × world]: the module's parameters alias its storage
   torch::Tensor shard;         // [chunk]: this rank's slice, a leaf (requires grad when group >= 0)
+  torch::Tensor device_shard;  // what the all-gathers read: `shard`, or with cpu_offload its device copy
   std::unique_ptr<CollectiveWork> gather_work;
   torch::Tensor rs_input, rs_output;
   std::unique_ptr<CollectiveWork> rs_work;
@@ -71,6 +73,7 @@ struct ShardedParameters::State {
   size_t next_reduce = 0;
   bool sync = true;
   bool in_step = false;
+  bool host_ahead = false;  // cpu_offload: the host shards may have been stepped since the last upload
   ShardedTraffic traffic;
 
   size_t root() const { return units.size() - 1; }
@@ -78,10 +81,11 @@ struct ShardedParameters::State {
   void launch_gather(size_t u) {
     Unit& unit = units[u];
     if (unit.gathered) return;
+    if (host_ahead) upload_shards();  // whoever gathers first after a step (a step, a checkpoint)
     for (size_t f : unit.flats) {
       Flat& flat = flats[f];
       allocate_storage(flat.full);
-      flat.gather_work = group->all_gather_into_async(flat.full, flat.shard.detach());
+      flat.gather_work = group->all_gather_into_async(flat.full, flat.device_shard.detach());
       if (in_step) {
         traffic.gathered_bytes += flat.full.numel() * flat.full.element_size();
         ++traffic.gathers;
@@ -98,6 +102,18 @@ struct ShardedParameters::State {
         flat.gather_work.reset();
       }
     }
+  }
+  bool offloaded(const Flat& flat) const { return options.cpu_offload && flat.group >= 0; }
+  // cpu_offload: the host shards (the optimizer may have stepped them) to the device copies the
+  // gathers read. Queued on the current stream (from pinned memory on CUDA), so the collectives,
+  // ordered after it, see the new values. begin_forward and gather_all always copy; any other
+  // gather copies first when gradients were delivered since (the optimizer may have stepped).
+  void upload_shards() {
+    host_ahead = false;
+    if (!options.cpu_offload) return;
+    torch::NoGradGuard no_grad;
+    for (Flat& flat : flats)
+      if (offloaded(flat)) flat.device_shard.copy_(flat.shard.detach(), /*non_blocking=*/true);
   }
   void release(size_t u) {
     Unit& unit = units[u];
@@ -270,6 +286,11 @@ ShardedParameters::ShardedParameters(std::vector<ShardedUnitSpec> specs, std::sh
     for (size_t i : flat.params)
       flat.full.narrow(0, s.params[i].offset, s.module_params[i].numel()).copy_(s.module_params[i].detach().reshape({-1}));
     flat.shard = flat.full.narrow(0, s.rank * flat.chunk, flat.chunk).clone();
+    flat.device_shard = flat.shard;
+    if (s.offloaded(flat)) {  // the master on the host, a separate storage even when the device is the CPU
+      flat.shard = torch::empty({flat.chunk}, flat.device_shard.options().device(torch::kCPU).pinned_memory(flat.device_shard.is_cuda()));
+      flat.shard.copy_(flat.device_shard);
+    }
     if (flat.group >= 0) flat.shard.requires_grad_(true);
     for (size_t i : flat.params) {
       torch::Tensor& p = s.module_params[i];
@@ -316,6 +337,7 @@ ShardedMemory ShardedParameters::memory() const {
     const int64_t es = f.shard.element_size();
     m.shard_bytes += f.chunk * es;
     if (f.group >= 0) m.trainable_shard_bytes += f.chunk * es;
+    if (state_->offloaded(f)) m.host_bytes += f.chunk * es;
     m.total_bytes += f.numel * es;
     unit_bytes[f.unit] += f.chunk * state_->world * es;
   }
@@ -353,6 +375,12 @@ std::vector<torch::Tensor> ShardedParameters::trainable_shards() const {
   for (size_t i : trainable_flats()) out.push_back(state_->flats[i].shard);
   return out;
 }
+std::vector<torch::Tensor> ShardedParameters::trainable_device_shards() const {
+  std::vector<torch::Tensor> out;
+  for (size_t i : trainable_flats()) out.push_back(state_->flats[i].device_shard);
+  return out;
+}
+bool ShardedParameters::cpu_offload() const { return state_->options.cpu_offload; }
 std::vector<std::string> ShardedParameters::trainable_shard_names() const {
   std::vector<std::string> out;
   for (size_t i : trainable_flats()) out.push_back(state_->flats[i].name);
@@ -371,6 +399,7 @@ void ShardedParameters::begin_forward() {
     u.reduced = false;
     u.ready = false;
   }
+  s.upload_shards();
   s.gather(s.root());
   if (!s.previous_order.empty() && s.options.prefetch) s.launch_gather(s.previous_order.front());
 }
@@ -415,15 +444,28 @@ void ShardedParameters::end_backward(bool sync) {
     s.launch_ready_reductions();
     for (size_t u = 0; u < s.units.size(); ++u) s.launch_reduce(u);
     torch::NoGradGuard no_grad;
+    std::vector<std::pair<Flat*, torch::Tensor>> grads;
+    bool from_cuda = false;
     for (Flat& f : s.flats) {
       if (!f.rs_work) continue;
       f.rs_work->wait();
       f.rs_work.reset();
-      if (f.shard.grad().defined()) f.shard.mutable_grad().add_(f.rs_output);
-      else f.shard.mutable_grad() = f.rs_output;
+      torch::Tensor g = f.rs_output;
+      if (s.offloaded(f)) {  // to the host master's .grad (non-blocking into pinned memory on CUDA)
+        g = torch::empty({f.chunk}, f.shard.options().requires_grad(false));
+        g.copy_(f.rs_output, /*non_blocking=*/true);
+        from_cuda = from_cuda || f.rs_output.is_cuda();
+      }
+      grads.emplace_back(&f, g);
       f.rs_input = torch::Tensor();
-      f.rs_output = torch::Tensor();
     }
+    if (from_cuda) torch::cuda::synchronize(s.group->device().has_index() ? s.group->device().index() : -1);
+    for (auto& [f, g] : grads) {
+      if (f->shard.grad().defined()) f->shard.mutable_grad().add_(g);
+      else f->shard.mutable_grad() = g;
+      f->rs_output = torch::Tensor();
+    }
+    s.host_ahead = s.options.cpu_offload;  // the optimizer steps the host shards next
   }
   for (size_t u = 0; u < s.units.size(); ++u) s.release(u);
   s.previous_order = s.order;
@@ -444,16 +486,18 @@ torch::Tensor ShardedParameters::clip_grad_norm_(double max_norm) {
   torch::Tensor flat_sum = sum_sq.reshape({1}).contiguous();
   s.group->all_reduce(flat_sum, ReduceOp::kSum);
   torch::Tensor total = flat_sum.reshape({}).sqrt();
-  if (max_norm > 0) {
-    torch::Tensor coef = torch::clamp_max(torch::reciprocal(total + 1e-6) * max_norm, 1.0);
+  if (max_norm > 0 && !grads.empty()) {
+    const torch::Tensor coef = torch::clamp_max(torch::reciprocal(total + 1e-6) * max_norm, 1.0).to(grads.front().device());
     for (auto& g : grads) g.mul_(coef.to(g.device()).to(g.scalar_type()));
   }
-  return grads.empty() ? total : total.to(grads.front().device());
+  // cpu_offload: the norm stays on the device (the host grads' sums went there), as without.
+  return grads.empty() || s.options.cpu_offload ? total : total.to(grads.front().device());
 }
 
 void ShardedParameters::gather_all() {
   State& s = *state_;
   std::lock_guard<std::recursive_mutex> lock(s.mutex);
+  s.upload_shards();
   for (size_t u = 0; u < s.units.size(); ++u) s.launch_gather(u);
   for (size_t u = 0; u < s.units.size(); ++u) s.gather(u);
 }

@@ -19,6 +19,14 @@
 // in the same order on every rank (the reduce-scatters go out in reverse forward order, whatever
 // order backward finishes them in). Gradient accumulation: the micro-steps before the last keep
 // full gradients on the module's parameters (no communication, as no_sync); the last one reduces.
+//
+// cpu_offload (ZeRO-Offload): a trainable flat's shard, the leaf the optimizer steps (and so its
+// state), is a host tensor (pinned when the parameters are on CUDA); the device keeps a copy of it
+// that the all-gathers read. end_backward copies each reduce-scattered gradient into the host
+// shard's .grad (non-blocking into pinned memory, then one synchronisation); the host shards
+// (stepped since) are copied back to the device copies before the next gather: in begin_forward
+// and gather_all always, in any other gather when gradients were delivered since its last copy.
+// On a CPU-only run both copies are CPU tensors, distinct storages, and the same path runs.
 #pragma once
 
 #include <torch/torch.h>
@@ -41,6 +49,7 @@ struct ShardedUnitSpec {
 struct ShardedOptions {
   bool reshard_after_forward = true;  // false: a unit stays gathered from its forward to its backward
   bool prefetch = true;               // gather the next unit while the current one computes
+  bool cpu_offload = false;           // the trainable shards the optimizer steps on the host (see above)
 };
 
 // Bytes per rank (what sharding divides) and what is gathered at once.
@@ -50,6 +59,7 @@ struct ShardedMemory {
   int64_t largest_unit_bytes = 0;  // the largest unit gathered (the root included)
   int64_t root_bytes = 0;          // the root unit, unsharded (gathered once per step)
   int64_t trainable_shard_bytes = 0;
+  int64_t host_bytes = 0;          // cpu_offload: the trainable shards on the host (beside their device copies)
 };
 
 // Collective volume of the training steps so far (unsharded bytes of what was gathered or
@@ -84,6 +94,10 @@ class ShardedParameters {
   // Every trainable shard, in flat order (for clipping and non-finite checks), with names.
   std::vector<torch::Tensor> trainable_shards() const;
   std::vector<std::string> trainable_shard_names() const;
+  // The shards the all-gathers read, parallel to trainable_shards(): the same tensors, or with
+  // cpu_offload their device copies.
+  std::vector<torch::Tensor> trainable_device_shards() const;
+  bool cpu_offload() const;
 
   // ---- one training step ----
   // Whether this step's backward reduces the gradients (the last micro-step of an accumulation).

@@ -23,7 +23,7 @@ struct FsdpConfig : Config {
     field(v, "reshard_after_forward", reshard_after_forward, "Release a unit's gathered parameters after its forward (false: keep them until its backward)");
     field(v, "wrap_modules", wrap_modules, "Unit classes to shard one at a time (default: the policy's declared units)");
     field(v, "min_num_params", min_num_params, "Shard the declared units with at least this many parameters (instead of wrap_modules)");
-    field(v, "cpu_offload", cpu_offload, "Optimizer state on the host (not built yet: true is refused)");
+    field(v, "cpu_offload", cpu_offload, "Sharded runs: the optimizer state and the shards it steps on the host (CPU AdamW), a copy of the shards on the device");
     field(v, "ignored_modules", ignored_modules, "Modules left unsharded (not supported: a value is refused)");
   }
 };

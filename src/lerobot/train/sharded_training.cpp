@@ -117,9 +117,6 @@ class ShardedTraining::Runner : public UnitRunner {
 ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGroup>& groups, const FsdpConfig& fsdp,
                                  std::shared_ptr<ProcessGroup> group, UnitRunner* inner)
     : groups_(groups) {
-  if (fsdp.cpu_offload)
-    throw_usage("CPU offload of the sharded optimizer state is not built yet", "--accelerator.fsdp.cpu_offload",
-                "drop --accelerator.fsdp.cpu_offload (see `lerobot-cpp estimate` for what it would save)");
   if (fsdp.ignored_modules)
     throw_usage("fsdp.ignored_modules is not supported: every parameter is sharded", "--accelerator.fsdp.ignored_modules",
                 "drop --accelerator.fsdp.ignored_modules");
@@ -153,6 +150,7 @@ ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGr
   for (const auto& s : specs) unit_names_.push_back(s.name);
   ShardedOptions options;
   options.reshard_after_forward = fsdp.reshard_after_forward;
+  options.cpu_offload = fsdp.cpu_offload;
   reshard_ = fsdp.reshard_after_forward;
   params_ = std::make_unique<ShardedParameters>(std::move(specs), std::move(group), options);
   runner_ = std::make_unique<Runner>(*params_, std::move(index), inner);
@@ -187,6 +185,14 @@ std::string ShardedTraining::report() const {
     << " units and the root; parameters per process " << mb(m.shard_bytes) << " of " << mb(m.total_bytes)
     << " (gradients and optimizer state follow the shards: " << mb(m.trainable_shard_bytes) << " trainable), largest unit gathered "
     << mb(m.largest_unit_bytes);
+  if (params_->cpu_offload()) {
+    const auto device_shards = params_->trainable_device_shards();
+    const bool pinned = !device_shards.empty() && device_shards.front().is_cuda();
+    s << "; optimizer state on the host (cpu_offload" << (pinned ? ", pinned memory" : "") << "): the stepped shards ("
+      << mb(m.host_bytes) << "), their gradients and the optimizer's state, stepped by the CPU; the device keeps a copy of the "
+      << "shards for the gathers";
+  } else
+    s << "; optimizer state on the device";
   return s.str();
 }
 
