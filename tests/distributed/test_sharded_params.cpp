@@ -78,3 +78,17 @@ TEST(ShardedParamsMemory, BytesPerRankHalveFromOneToTwoRanks) {
   EXPECT_LE(b2, b1 / 2 + 5 * 4);
   EXPECT_EQ(m2.at("total_bytes")[0], b1);
 }
+
+// Four ranks (a quarter of each global batch each, shards of a quarter, padded where a flat's
+// length is not a multiple of 4) end where one process on the whole batch does.
+TEST(ShardedParamsFourRanks, MatchOneProcessOnTheWholeBatch) {
+  TempDir dir;
+  auto res = run_ranks(4, "sharded", dir.path, "reshard");
+  ASSERT_EQ(res.exit_code, 0) << res.message;
+  for (int r = 0; r < 4; ++r) {
+    const Results rr = read_results(dir.path + "/sharded_rank" + std::to_string(r) + ".txt");
+    ASSERT_EQ(rr.count("vs_reference"), 1u) << r;
+    EXPECT_LE(rr.at("vs_reference")[0], 1e-5) << "rank " << r;
+    EXPECT_GT(rr.at("own_half_vs_reference")[0], 1e-2) << "rank " << r;
+  }
+}

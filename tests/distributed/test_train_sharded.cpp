@@ -45,7 +45,12 @@ TEST(TrainSharded, TwoShardsMatchDdpAndOneProcessWithClippingAndAccumulation) {
       dir.path, "accum",
       f + " --batch_size=2 --steps=6 --num_processes=2 --parallelism.dp_shard=-1 --accelerator.gradient_accumulation.steps=2")));
   const Params half = load_params(final_model(train(dir.path, "half", f + " --batch_size=4 --steps=3")));
-  ASSERT_FALSE(one.empty() || ddp.empty() || sharded.empty() || accum.empty() || half.empty());
+  // Sharding around LeRobot's generic activation checkpointing (each unit gathered again for its
+  // recomputation): the same update.
+  const Params recomputed = load_params(final_model(train(
+      dir.path, "recomputed",
+      f + " --batch_size=4 --steps=3 --num_processes=2 --parallelism.dp_shard=2 --accelerator.activation_checkpointing.mode=full")));
+  ASSERT_FALSE(one.empty() || ddp.empty() || sharded.empty() || accum.empty() || half.empty() || recomputed.empty());
 
   const double vs_ddp = relative_update_diff(init, ddp, sharded);
   const double vs_one = relative_update_diff(init, one, sharded);
@@ -65,6 +70,9 @@ TEST(TrainSharded, TwoShardsMatchDdpAndOneProcessWithClippingAndAccumulation) {
   EXPECT_LE(accum_vs_one, std::max(kTolerance, 2 * ddp_vs_one));
   EXPECT_LE(ddp_vs_one, 1e-4);
   EXPECT_GT(half_vs_one, 1000 * kTolerance) << "half the data should give another update";
+  const double recomputed_vs_sharded = relative_update_diff(init, sharded, recomputed);
+  std::printf("sharded with activation checkpointing vs sharded: %.3g\n", recomputed_vs_sharded);
+  EXPECT_LE(recomputed_vs_sharded, 1e-6);
 
   const std::string info = read_text(sharded_dir + "/checkpoints/last/training_state/training_step.json");
   EXPECT_NE(info.find("\"dp_shard\": 2"), std::string::npos) << info;

@@ -186,7 +186,9 @@ TEST(LeRobotRun, KeysThatWouldChangeTheResultAreRefusedByName) {
       {{"save_checkpoint_to_hub"}, true, "policy.repo_id"},
       {{"parallelism", "context_parallel", "ring_degree"}, 2, "parallelism.context_parallel"},
       {{"parallelism", "cfg_parallel"}, 2, "parallelism.cfg_parallel"},
-      {{"parallelism", "dp_shard"}, 2, "parallelism.dp_shard"},
+      // dp_shard > 1 is sharded data parallel (test_train_sharded.cpp); 0 is refused, as LeRobot's.
+      {{"parallelism", "dp_shard"}, 0, "parallelism.dp_shard"},
+      {{"accelerator", "fsdp", "min_num_params"}, 0, "accelerator.fsdp.min_num_params"},
       {{"accelerator", "compile", "enabled"}, true, "accelerator.compile.enabled"},
       {{"accelerator", "activation_checkpointing", "mode"}, "selective", "accelerator.activation_checkpointing.mode"},
   };

@@ -508,6 +508,19 @@ void ShardedParameters::release_all() {
   for (size_t u = 0; u < s.units.size(); ++u) s.release(u);
 }
 
+void ShardedParameters::gather_unit(size_t unit) {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  state_->gather(unit);
+}
+
+void ShardedParameters::release_unit(size_t unit) {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  state_->release(unit);
+}
+
+size_t ShardedParameters::flat_unit(size_t flat) const { return state_->flats.at(flat).unit; }
+const torch::Tensor& ShardedParameters::module_param(size_t i) const { return state_->module_params.at(i); }
+
 torch::Tensor ShardedParameters::gather_flat(size_t flat, const torch::Tensor& shard_like) {
   const Flat& f = state_->flats.at(flat);
   torch::NoGradGuard no_grad;

@@ -118,6 +118,12 @@ class ShardedParameters {
   // ---- the whole model, for work outside the step (evaluation, writing a checkpoint) ----
   void gather_all();   // collective: every unit gathered until release_all()
   void release_all();  // not collective
+  // One unit at a time (collective / not), e.g. to copy the model out unit by unit.
+  void gather_unit(size_t unit);
+  void release_unit(size_t unit);
+  // The unit a flat tensor belongs to, and the module's parameter tensor of params()[i].
+  size_t flat_unit(size_t flat) const;
+  const torch::Tensor& module_param(size_t i) const;
 
   // ---- the non-sharded layout of per-parameter state (optimizer state in checkpoints) ----
   // Module parameter names in unit order, with the optimizer group of each (-1: frozen).

@@ -218,6 +218,21 @@ std::string ShardedTraining::traffic_report() const {
   return s.str();
 }
 
+TensorMap ShardedTraining::gathered_state_dict(const Policy& policy, bool keep) {
+  TensorMap out;
+  const auto& infos = params_->params();
+  for (size_t u = 0; u < params_->num_units(); ++u) {
+    params_->gather_unit(u);
+    if (keep)
+      for (size_t i = 0; i < infos.size(); ++i)
+        if (params_->flat_unit(infos[i].flat) == u) out[infos[i].name] = params_->module_param(i).detach().to(torch::kCPU).clone();
+    params_->release_unit(u);
+  }
+  if (keep)
+    for (const auto& b : policy.named_buffers(true)) out[b.key()] = b.value().detach().to(torch::kCPU).clone();
+  return out;
+}
+
 TensorMap ShardedTraining::full_optimizer_state(const torch::optim::Optimizer& optimizer) {
   const TensorMap sharded = optimizer_state_tensors(optimizer);
   const auto& infos = params_->params();

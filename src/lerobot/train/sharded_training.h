@@ -49,7 +49,11 @@ class ShardedTraining {
   // (theory: 1.5x with reshard_after_forward, 1.0x without).
   std::string traffic_report() const;
 
-  // Checkpoints. Collective (every rank calls it): the optimizer state in the non-sharded layout,
+  // Checkpoints. Collective: the policy's state dict (parameters and buffers) copied to the host
+  // unit by unit, so the device never holds more than one gathered unit beyond the step's own; only
+  // where `keep` (rank 0, the writer) are the copies made, elsewhere the map is empty.
+  TensorMap gathered_state_dict(const Policy& policy, bool keep);
+  // Collective (every rank calls it): the optimizer state in the non-sharded layout,
   // state/<i>/... with i enumerating the policy's parameters in group order, as an unsharded run
   // writes it.
   TensorMap full_optimizer_state(const torch::optim::Optimizer& optimizer);

@@ -50,6 +50,11 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
     Json config = Json::parse(policy_config_json(s.policy->config()));
     config["use_peft"] = true;
     write_file_atomic(dir / kConfigFile, config.dump(4));
+  } else if (s.sharded && !s.sharded_weights.empty()) {
+    // The weights gathered unit by unit (save_train_checkpoint), as save_pretrained writes them;
+    // elsewhere (publishing after training) the whole model is gathered and written as usual.
+    write_file_atomic(dir / kConfigFile, policy_config_json(s.policy->config()));
+    save_safetensors(dir / kModelFile, s.sharded_weights);
   } else {
     save_pretrained(*s.policy, dir);
   }
@@ -59,9 +64,11 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
 
 void save_train_checkpoint(TrainSetup& s, int64_t step) {
   s.group->barrier();
-  // A sharded run's optimizer state in the non-sharded layout: gathered on every rank (collective).
+  // A sharded run: the model copied to rank 0's host unit by unit, and the optimizer state in the
+  // non-sharded layout (both collective, before rank 0 writes alone).
   TensorMap full_optimizer_state;
   if (s.sharded) {
+    s.sharded_weights = s.sharded->gathered_state_dict(*s.policy, s.is_main());
     sync_optimizer_steps_to_host(*s.optimizer);
     full_optimizer_state = s.sharded->full_optimizer_state(*s.optimizer);
   }
@@ -85,6 +92,7 @@ void save_train_checkpoint(TrainSetup& s, int64_t step) {
       };
     }
     const fs::path dir = save_checkpoint(s.output_dir, step, s.cfg.steps, w);
+    s.sharded_weights.clear();
     LOG_INFO << "Checkpoint policy after step " << step << " -> " << dir.string();
     if (s.uploader) s.uploader->push(dir);  // --save_checkpoint_to_hub, on the uploader's thread
   }

@@ -49,6 +49,7 @@ struct TrainSetup {
   std::unique_ptr<UnitRunner> checkpoint_runner;
   // --parallelism.dp_shard > 1: the sharded parameters (the optimizer steps their shards); null otherwise.
   std::unique_ptr<ShardedTraining> sharded;
+  TensorMap sharded_weights;  // a sharded run's model on rank 0's host while a checkpoint is written
   std::unique_ptr<EmaModel> ema;           // --ema.enable, main process only (as LeRobot)
   std::unique_ptr<hub::CheckpointUploader> uploader;  // --save_checkpoint_to_hub, main process only
   // --peft.*: the adapters' settings and the base policy's path (adapter_config.json's

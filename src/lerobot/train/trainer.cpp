@@ -71,10 +71,7 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
       FullParametersScope whole(s.sharded.get());
       logger.heldout(step);  // collective
     }
-    if (save) {
-      FullParametersScope whole(s.sharded.get());
-      save_train_checkpoint(s, step);  // collective
-    }
+    if (save) save_train_checkpoint(s, step);  // collective (a sharded run gathers unit by unit)
     if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) {
       FullParametersScope whole(s.sharded.get());
       std::optional<EmaWeightsScope> ema_weights;  // --ema.use_for_eval: evaluate the averaged weights
