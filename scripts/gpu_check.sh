@@ -11,7 +11,9 @@
 # Writes $OUT/summary.txt (the figures and ratios) as it goes and $OUT/logs.tgz (every log) after
 # each phase, so a run cut off by the device's time limit still returns what finished (the device
 # returns only a few files from $OUT: keep the logs in one archive). PHASES picks the phases
-# (default all: "build bench gpu suite"). All four do not fit one 10-minute call (H100, 2026-11-26:
+# (default all: "build bench gpu suite"; "pi", the full-size π0.5 step of #39 against LeRobot's own
+# code, runs only when named: its own call, see its section). All four do not fit one 10-minute
+# call (H100, 2026-11-26:
 # build 220 s, benches 170 s, GPU tests and real runs 120+ s, the suite 250+ s with 8 jobs), and a
 # session has 15 device minutes in all, the machine's start included. So: one call for what #12
 # needs (the build, the GPU tests beside the real runs, then the whole suite), and the benches in a
@@ -109,7 +111,7 @@ GB="python3 bench/train_step/gpu_busy.py --"  # adds "gpu busy: N% of the timed 
 # "lerobot/ours" and "lerobot/rewrite" ratios. Without the tarball those runs are skipped.
 LRPY=/tmp/lerobot_python
 LB=(skip)
-if phase bench && [ -f .dev/lerobot_python.tgz ]; then
+if { phase bench || phase pi; } && [ -f .dev/lerobot_python.tgz ]; then
   rm -rf $LRPY; mkdir -p $LRPY && tar xzf .dev/lerobot_python.tgz -C $LRPY \
     && LB=(env PYTHONPATH=$LRPY/python python3 bench/train_step/lerobot_step.py)
   say "lerobot source: $(grep -m1 '^lerobot ' $LRPY/python/REVISIONS.txt 2>&1); $(python3 -V 2>&1) (LeRobot needs >= 3.12)"
@@ -163,6 +165,54 @@ for lr in sorted(glob.glob(os.path.join(sys.argv[1], "*_lerobot.log"))):
     name = os.path.basename(base)
     print(f"ratio {name} lerobot/ours: lerobot {l} ms, ours {o} ms, {l / o:.2f}x" if l and o else f"ratio {name} lerobot/ours: lerobot {l}, ours {o}")
     print(f"ratio {name} lerobot/rewrite: lerobot {l} ms, rewrite {p} ms, {l / p:.2f}x" if l and p else f"ratio {name} lerobot/rewrite: lerobot {l}, rewrite {p}")
+EOF
+pack
+fi
+
+# ---- π0.5 at full size (#39): ours against LeRobot's own PI05Policy, bf16, checkpointing ---------
+# Not in the default PHASES: its own call (PHASES="pi") on the warm machine after a build call
+# (build-cuda stays there), carry [".dev"] (.dev/lerobot_python.tgz must be one staged with
+# transformers, session 25 on). PaliGemma 2B + SigLIP + the 300M expert (~3.6e9 parameters),
+# weights in bfloat16 (policy.dtype; LeRobot keeps its norms/projections in float32), gradient
+# checkpointing, the published bases' three cameras (the reach2d batch's one camera at 224x224 and
+# 2 empty-camera slots: 768 image tokens), 200 prompt tokens, chunk 50, AdamW from the preset.
+# Ours resolves google/paligemma-3b-pt-224's tokenizer from an offline HF cache holding the reduced
+# Gemma tokenizer of tests/policies/data (Gemma's ids; the step sees 200 token ids either way): no
+# network, no gated files. Time estimate (not yet run on a GPU): building a full-size model on the
+# host (LibTorch / transformers init of 3.6e9 parameters, ~30-60 s each) dominates; a step
+# ~0.3-0.6 s at batch 8 and ~1-2 s at batch 32 on an H100/H200; 4 runs of 2 warm-up + 5 timed
+# steps: ~5-7 min, so DEADLINE=540, timeout_s 590 and nothing else in that call. Each run has its
+# own limit; a failing or out-of-memory run is logged and the next one still runs.
+if phase pi; then
+PIHF=/tmp/gpu_check_pi_hf
+PISNAP=$PIHF/hub/models--google--paligemma-3b-pt-224/snapshots/0123456789abcdef0123456789abcdef01234567
+mkdir -p "$PISNAP" "$PIHF/hub/models--google--paligemma-3b-pt-224/refs" \
+  && cp tests/policies/data/gemma_tokenizer/tokenizer.json tests/policies/data/gemma_tokenizer/tokenizer_config.json "$PISNAP/" \
+  && printf 0123456789abcdef0123456789abcdef01234567 >"$PIHF/hub/models--google--paligemma-3b-pt-224/refs/main"
+PIENV=(env -u LEROBOT_PI_ARCH HF_HOME=$PIHF HF_HUB_OFFLINE=1)
+PILB=(skip)
+[[ ${LB[0]} != skip ]] && PILB=(env PYTHONPATH=$LRPY/python python3 bench/train_step/lerobot_pi_step.py)
+for b in 8 32; do
+  bench pi05_b${b}_bf16_ours 150 $GB "${PIENV[@]}" $BT --policy.type=pi05 --policy.device=cuda --batch_size=$b \
+    --image_size=224 --policy.empty_cameras=2 --policy.dtype=bfloat16 --policy.gradient_checkpointing=true \
+    --steps=5 --warmup=2
+  if [[ ${PILB[0]} == skip ]]; then say "skipped pi05_b${b}_bf16_lerobot: no .dev/lerobot_python.tgz"
+  else bench pi05_b${b}_bf16_lerobot 150 $GB "${PILB[@]}" --policy=pi05 --device=cuda --batch_size=$b \
+    --image_size=224 --empty_cameras=2 --dtype=bfloat16 --gradient_checkpointing=true --steps=5 --warmup=2; fi
+done
+python3 - "$L" <<'EOF' | tee -a "$S"
+import os, re, sys
+def ms(path):
+    try:
+        m = re.search(r"ms/step: median ([0-9.]+)", open(path).read())
+        return float(m.group(1)) if m else None
+    except OSError:
+        return None
+for b in (8, 32):
+    base = os.path.join(sys.argv[1], f"pi05_b{b}_bf16")
+    l, o = ms(base + "_lerobot.log"), ms(base + "_ours.log")
+    print(f"ratio pi05_b{b}_bf16 lerobot/ours: lerobot {l} ms, ours {o} ms, {l / o:.2f}x" if l and o
+          else f"ratio pi05_b{b}_bf16 lerobot/ours: lerobot {l}, ours {o}")
 EOF
 pack
 fi

@@ -102,8 +102,10 @@ int run_bench(int argc, char** argv) {
   const fs::path data = record_expert_dataset(env, episodes, dir / "data", RecordOptions{}).root;
   std::vector<std::string> args = {"--policy.type=" + policy_type, "--dataset.root=" + data.string(),
                                    "--batch_size=" + std::to_string(batch_size), "--num_workers=0",
-                                   "--steps=100000", "--policy.pretrained_backbone_weights=null",
-                                   "--output_dir=" + (dir / "out").string()};
+                                   "--steps=100000", "--output_dir=" + (dir / "out").string()};
+  // The ResNet-backbone policies: no pretrained torchvision weights (the others have no such field).
+  if (policy_type == "act" || policy_type == "diffusion" || policy_type == "vqbet")
+    args.push_back("--policy.pretrained_backbone_weights=null");
   args.insert(args.end(), extra.begin(), extra.end());
   auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
   const UpdateStepParts parts = update_step_parts(*setup);
@@ -116,7 +118,8 @@ int run_bench(int argc, char** argv) {
   int64_t n_params = 0, n_tensors = 0;
   for (const auto& p : setup->policy->parameters())
     if (p.requires_grad()) n_params += p.numel(), ++n_tensors;
-  std::map<std::string, torch::Tensor> raw = setup->loader->next().tensors;
+  auto sample = setup->loader->next();
+  std::map<std::string, torch::Tensor> raw = sample.tensors;
   if (image_size != env.image_size)
     for (auto& [key, t] : raw)
       if (key.rfind("observation.image", 0) == 0) {  // (..., C, H, W) uint8 frames
@@ -124,7 +127,8 @@ int run_bench(int argc, char** argv) {
         shape[shape.size() - 2] = shape[shape.size() - 1] = image_size;
         t = torch::randint(0, 256, shape, torch::TensorOptions().dtype(t.scalar_type()));
       }
-  const Batch batch = prepare_batch(raw, setup->processors, setup->device);
+  // The task strings go to the processors as the trainer passes them (π, SmolVLA tokenize them).
+  const Batch batch = prepare_batch(raw, setup->processors, setup->device, sample.tasks);
 
   int64_t step = 0;
   for (int i = 0; i < warmup; ++i) update.run(batch, step++);
@@ -183,7 +187,11 @@ int run_bench(int argc, char** argv) {
     graphed_why_not = graphed.replaying() ? "" : graphed.why_not();
   }
 
-  const std::string policy_name = policy_type == "act" ? "ACT" : policy_type == "diffusion" ? "Diffusion" : policy_type;
+  const std::string policy_name = policy_type == "act"         ? "ACT"
+                                  : policy_type == "diffusion" ? "Diffusion"
+                                  : policy_type == "pi05"      ? "PI05"
+                                  : policy_type == "pi0"       ? "PI0"
+                                                               : policy_type;
   std::printf("lerobot.cpp %s step: %lld parameters in %lld tensors, batch %lld, %lldx%lld image, device %s, "
               "mixed_precision %s\n",
               policy_name.c_str(), static_cast<long long>(n_params), static_cast<long long>(n_tensors), static_cast<long long>(batch_size),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Stages Python LeRobot's source and the pure-Python packages its ACT and Diffusion modelling code
-# imports into ./.dev/lerobot_python.tgz (a python/ tree, 8 MB packed, 43 MB unpacked: the device
-# carries 64 MiB at most; git-ignored), for bench/train_step/lerobot_step.py on a GPU machine
+# Stages Python LeRobot's source and the pure-Python packages its ACT, Diffusion and π modelling
+# code imports into ./.dev/lerobot_python.tgz (a python/ tree, 8 MB packed, 43 MB unpacked before
+# transformers; ~17 MB packed with it (estimate, not re-run): the device carries 64 MiB at most;
+# git-ignored), for bench/train_step/lerobot_step.py and lerobot_pi_step.py on a GPU machine
 # that has pip PyTorch (torch, torchvision, numpy, pillow and torch's own requirements) but no
 # package registry. Called by prepare.sh; run alone in the project root as well.
 #   tar xzf .dev/lerobot_python.tgz -C /tmp && PYTHONPATH=/tmp/python \
@@ -40,6 +41,11 @@ LIST
 # LeRobot checks diffusers' version through importlib.metadata: a bare dist-info answers it.
 mkdir -p "$D/diffusers-0.39.0.dist-info"
 printf 'Metadata-Version: 2.1\nName: diffusers\nVersion: 0.39.0\n' >"$D/diffusers-0.39.0.dist-info/METADATA"
+# transformers (π's modelling code, bench/train_step/lerobot_pi_step.py) checks huggingface_hub's
+# version at import ("huggingface-hub>=1.5.0,<2.0"): likewise, with the version the source declares.
+hv=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' "$D/huggingface_hub/__init__.py")
+mkdir -p "$D/huggingface_hub-$hv.dist-info"
+printf 'Metadata-Version: 2.1\nName: huggingface_hub\nVersion: %s\n' "$hv" >"$D/huggingface_hub-$hv.dist-info/METADATA"
 # Debian 13's pure-Python packages that a pip-PyTorch machine lacks, found by running
 # lerobot_step.py for ACT and Diffusion with only the standard library, torch's and torchvision's
 # pip requirements and .dev/python importable (python3 -S; docs/BENCHMARKS.md). Debian 13's (not
@@ -48,23 +54,39 @@ printf 'Metadata-Version: 2.1\nName: diffusers\nVersion: 0.39.0\n' >"$D/diffuser
 DEBS=${DEBS:-"python3-mergedeep python3-typing-inspect python3-mypy-extensions python3-httpx python3-httpcore
   python3-h11 python3-idna python3-certifi python3-tqdm python3-yaml python3-packaging python3-requests
   python3-urllib3 python3-chardet python3-einops"}
+# π (lerobot_pi_step.py) adds transformers: Debian unstable's python3-transformers (5.12.1 there,
+# pure Python, 8.6 MB packed; the reference chroot's, docs/PYTHON_RUNS.md: LeRobot pins <5.6, which
+# no archive here has). Its import-time needs beyond this list were found by running
+# lerobot_pi_step.py under python3 -S with only torch's requirements and this tree importable:
+# huggingface_hub's dist-info (above) and the compiled safetensors, regex and tokenizers, for which
+# lerobot_pi_step.py installs import-only stand-ins (regex: the standard library's re).
+# Not its other Debian dependencies (tokenizers, safetensors: compiled; typer, hf-xet: unused).
+UNSTABLE_DEBS=${UNSTABLE_DEBS:-"python3-transformers"}
 SUITE=${SUITE:-trixie}
 uri=$(grep -m1 '^URIs:' /etc/apt/sources.list.d/debian.sources 2>/dev/null | awk '{print $2}')
-t=$(mktemp -d); mkdir -p "$t/lists/partial" "$t/cache/partial" "$t/x"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} $SUITE main" >"$t/sources.list"
-A=(-o Dir::Etc::sourcelist="$t/sources.list" -o Dir::Etc::sourceparts=- -o Dir::State::Lists="$t/lists"
-   -o Dir::Cache="$t/cache" -o APT::Get::List-Cleanup=0)
-[ -n "$DEBS" ] && apt-get "${A[@]}" update -qq && (cd "$t" && apt-get "${A[@]}" download $DEBS >/dev/null)
-for deb in $(ls "$t"/*.deb 2>/dev/null); do
-  dpkg-deb -x "$deb" "$t/x"
-  echo "$(dpkg-deb -f "$deb" Package) debian-$SUITE $(dpkg-deb -f "$deb" Version) $(dpkg-deb -f "$deb" Architecture)" >>"$rev_file"
-done
-[ -d "$t/x/usr/lib/python3/dist-packages" ] && cp -a "$t"/x/usr/lib/python3/dist-packages/. "$D/"
-rm -rf "$t"
+fetch_debs() {  # fetch_debs SUITE PACKAGES...: their dist-packages into $D, a line each in REVISIONS
+  local suite=$1; shift
+  [ $# -gt 0 ] || return 0
+  local t; t=$(mktemp -d); mkdir -p "$t/lists/partial" "$t/cache/partial" "$t/x"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} $suite main" >"$t/sources.list"
+  local A=(-o Dir::Etc::sourcelist="$t/sources.list" -o Dir::Etc::sourceparts=- -o Dir::State::Lists="$t/lists"
+     -o Dir::Cache="$t/cache" -o APT::Get::List-Cleanup=0)
+  apt-get "${A[@]}" update -qq && (cd "$t" && apt-get "${A[@]}" download "$@" >/dev/null)
+  for deb in $(ls "$t"/*.deb 2>/dev/null); do
+    dpkg-deb -x "$deb" "$t/x"
+    echo "$(dpkg-deb -f "$deb" Package) debian-$suite $(dpkg-deb -f "$deb" Version) $(dpkg-deb -f "$deb" Architecture)" >>"$rev_file"
+  done
+  [ -d "$t/x/usr/lib/python3/dist-packages" ] && cp -a "$t"/x/usr/lib/python3/dist-packages/. "$D/"
+  rm -rf "$t"
+}
+fetch_debs "$SUITE" $DEBS
+fetch_debs unstable $UNSTABLE_DEBS
 # Not staged (compiled; LeRobot imports them at module level but the step never calls them):
 # cv2 (lerobot.policies.groot's processor, through lerobot.policies' factory) and safetensors
 # (lerobot.policies.pretrained). lerobot_step.py puts an import-only stand-in in their place only
-# where the machine has none, and says so.
+# where the machine has none, and says so. For π, lerobot_pi_step.py adds transformers' compiled
+# import-time needs (tokenizers: import-only classes; regex: the standard library's re) and answers
+# importlib.metadata for all of them.
 # PyYAML's optional C loader is built for Debian's Python and libyaml: drop it (yaml falls back to Python).
 find "$D" -name '*.so' -print -delete | sed 's/^/removed compiled file: /'
 find "$D" -name __pycache__ -prune -exec rm -rf {} +
