@@ -5,14 +5,9 @@
 #include <unordered_map>
 
 #include "lerobot/common/error.h"
+#include "lerobot/common/strings.h"
 
 namespace lerobot {
-namespace {
-
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-
-}  // namespace
-
 void add_list_units(std::vector<UnitModules>& out, const std::string& class_name, const torch::nn::ModuleList& list) {
   for (const auto& m : *list) out.push_back({class_name, {m.get()}});
 }

@@ -9,17 +9,12 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
 #include "lerobot/optim/optimizer_state.h"
+#include "lerobot/policies/policy_units.h"
 #include "lerobot/train/train_config.h"
 
 namespace lerobot {
 
 namespace {
-
-bool has_prefix(const std::string& name, const std::vector<std::string>& prefixes) {
-  for (const auto& p : prefixes)
-    if (name.compare(0, p.size(), p) == 0) return true;
-  return false;
-}
 
 std::string mb(int64_t bytes) {
   std::ostringstream s;
@@ -31,11 +26,9 @@ std::string mb(int64_t bytes) {
 }  // namespace
 
 int64_t resolve_dp_shard(const ParallelismConfig& parallelism, int world_size) {
+  // dp_replicate >= 1 and dp_shard >= 1 or -1: checked when the config was parsed (validate()).
   const int64_t replicate = parallelism.dp_replicate;
   int64_t shard = parallelism.dp_shard;
-  if (replicate < 1) throw_usage("dp_replicate must be >= 1, got " + std::to_string(replicate), "--parallelism.dp_replicate");
-  if (shard < 1 && shard != -1)
-    throw_usage("dp_shard must be >= 1, or -1 for the whole world, got " + std::to_string(shard), "--parallelism.dp_shard");
   if (shard == -1) {
     if (world_size % replicate != 0)
       throw_usage("cannot infer dp_shard: " + std::to_string(world_size) + " processes are not divisible by dp_replicate=" +
@@ -65,9 +58,7 @@ std::vector<PolicyUnit> chosen_units(Policy& policy, const FsdpConfig& fsdp) {
   if (units.empty())
     throw_usage("policy type '" + policy.type() + "' declares no units to shard (sharding only the whole model saves nothing)",
                 "--parallelism.dp_shard", "train it with plain data parallelism (--parallelism.dp_shard=1)");
-  if (fsdp.wrap_modules && fsdp.min_num_params)
-    throw_usage("fsdp.wrap_modules and fsdp.min_num_params are mutually exclusive wrap policies",
-                "--accelerator.fsdp.min_num_params", "pass one of the two");
+  // wrap_modules and min_num_params exclusive, min_num_params >= 1: checked by validate().
   std::vector<PolicyUnit> out;
   if (fsdp.wrap_modules) {
     for (const auto& name : *fsdp.wrap_modules)
@@ -80,14 +71,9 @@ std::vector<PolicyUnit> chosen_units(Policy& policy, const FsdpConfig& fsdp) {
     return out;
   }
   if (fsdp.min_num_params) {
-    if (*fsdp.min_num_params < 1)
-      throw_usage("fsdp.min_num_params must be >= 1, got " + std::to_string(*fsdp.min_num_params),
-                  "--accelerator.fsdp.min_num_params");
-    const auto named = policy.named_parameters();
     for (const auto& u : units) {
       int64_t n = 0;
-      for (const auto& p : named)
-        if (has_prefix(p.key(), u.prefixes)) n += p.value().numel();
+      for (const auto& p : unit_parameters(policy, u)) n += p.numel();
       if (n >= *fsdp.min_num_params) out.push_back(u);
     }
     return out;
@@ -126,7 +112,6 @@ ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGr
     group_sizes_.push_back(groups[g].params.size());
     for (const auto& p : groups[g].params) group_of[p.unsafeGetTensorImpl()] = static_cast<int>(g);
   }
-  // Parameters of each unit (first unit whose prefixes match), the rest in the root.
   std::vector<ShardedUnitSpec> specs(units.size() + 1);
   std::map<const torch::nn::Module*, size_t> index;
   for (size_t u = 0; u < units.size(); ++u) {
@@ -135,13 +120,13 @@ ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGr
     index[units[u].module] = u;
   }
   specs.back().name = "root";
+  // Each parameter in the first unit that holds it, the rest in the root.
+  std::map<const void*, size_t> unit_of;
+  for (size_t u = 0; u < units.size(); ++u)
+    for (const auto& p : unit_parameters(policy, units[u])) unit_of.emplace(p.unsafeGetTensorImpl(), u);
   for (const auto& p : policy.named_parameters()) {
-    size_t u = units.size();
-    for (size_t i = 0; i < units.size(); ++i)
-      if (has_prefix(p.key(), units[i].prefixes)) {
-        u = i;
-        break;
-      }
+    const auto in_unit = unit_of.find(p.value().unsafeGetTensorImpl());
+    const size_t u = in_unit == unit_of.end() ? units.size() : in_unit->second;
     const auto g = group_of.find(p.value().unsafeGetTensorImpl());
     specs[u].param_names.push_back(p.key());
     specs[u].params.push_back(p.value());
@@ -156,12 +141,12 @@ ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGr
   runner_ = std::make_unique<Runner>(*params_, std::move(index), inner);
 
   // The non-sharded layout: the policy's parameters in group order.
-  std::map<std::string, size_t> by_name;
-  for (size_t i = 0; i < params_->params().size(); ++i) by_name[params_->params()[i].name] = i;
-  std::map<const void*, std::string> name_of;
-  for (const auto& p : policy.named_parameters()) name_of[p.value().unsafeGetTensorImpl()] = p.key();
+  std::map<const void*, size_t> sharded_index;  // the module's tensors stay the same tensors when sharded
+  for (size_t i = 0; i < params_->params().size(); ++i) sharded_index[params_->module_param(i).unsafeGetTensorImpl()] = i;
+  nonsharded_of_.assign(params_->params().size(), SIZE_MAX);
+  size_t next = 0;
   for (const auto& g : groups)
-    for (const auto& p : g.params) nonsharded_.push_back(by_name.at(name_of.at(p.unsafeGetTensorImpl())));
+    for (const auto& p : g.params) nonsharded_of_[sharded_index.at(p.unsafeGetTensorImpl())] = next++;
   for (size_t g = 0; g < groups.size(); ++g)
     for (size_t f : params_->flats_of_group(static_cast<int>(g))) shard_flats_.push_back(f);
 }
@@ -236,8 +221,6 @@ TensorMap ShardedTraining::gathered_state_dict(const Policy& policy, bool keep) 
 TensorMap ShardedTraining::full_optimizer_state(const torch::optim::Optimizer& optimizer) {
   const TensorMap sharded = optimizer_state_tensors(optimizer);
   const auto& infos = params_->params();
-  std::vector<size_t> nonsharded_of(infos.size(), SIZE_MAX);
-  for (size_t i = 0; i < nonsharded_.size(); ++i) nonsharded_of[nonsharded_[i]] = i;
   TensorMap out;
   for (size_t k = 0; k < shard_flats_.size(); ++k) {
     const std::string prefix = "state/" + std::to_string(k) + "/";
@@ -246,10 +229,10 @@ TensorMap ShardedTraining::full_optimizer_state(const torch::optim::Optimizer& o
       const std::string key = it->first.substr(prefix.size());
       const torch::Tensor full = key == "step" ? it->second : params_->gather_flat(f, it->second).cpu();
       for (size_t i = 0; i < infos.size(); ++i) {
-        if (infos[i].flat != f || nonsharded_of[i] == SIZE_MAX) continue;
+        if (infos[i].flat != f || nonsharded_of_[i] == SIZE_MAX) continue;
         int64_t numel = 1;
         for (int64_t d : infos[i].shape) numel *= d;
-        out["state/" + std::to_string(nonsharded_of[i]) + "/" + key] =
+        out["state/" + std::to_string(nonsharded_of_[i]) + "/" + key] =
             key == "step" ? full.clone() : full.narrow(0, infos[i].offset, numel).reshape(infos[i].shape).clone();
       }
     }
@@ -280,14 +263,12 @@ void ShardedTraining::load_optimizer_state(torch::optim::Optimizer& optimizer, c
     throw_checkpoint(std::string("invalid JSON: ") + e.what(), (dir / kOptimizerParamGroupsFile).string());
   }
   const auto& infos = params_->params();
-  std::vector<size_t> nonsharded_of(infos.size(), SIZE_MAX);
-  for (size_t i = 0; i < nonsharded_.size(); ++i) nonsharded_of[nonsharded_[i]] = i;
   TensorMap sharded;
   for (size_t k = 0; k < shard_flats_.size(); ++k) {
     const size_t f = shard_flats_[k];
     std::vector<size_t> members;  // non-sharded indices of the flat's parameters, in flat order
     for (size_t i = 0; i < infos.size(); ++i)
-      if (infos[i].flat == f && nonsharded_of[i] != SIZE_MAX) members.push_back(nonsharded_of[i]);
+      if (infos[i].flat == f && nonsharded_of_[i] != SIZE_MAX) members.push_back(nonsharded_of_[i]);
     if (members.empty()) continue;
     for (const char* key : {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer"}) {
       std::vector<torch::Tensor> parts;

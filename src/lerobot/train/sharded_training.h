@@ -68,7 +68,9 @@ class ShardedTraining {
   std::unique_ptr<ShardedParameters> params_;
   std::unique_ptr<Runner> runner_;
   std::vector<PolicyParamGroup> groups_;
-  std::vector<size_t> nonsharded_;   // non-sharded index → index into params_->params()
+  // Index into params_->params() → the parameter's index in the non-sharded layout (the policy's
+  // parameters in group order); SIZE_MAX for a parameter of no group (frozen).
+  std::vector<size_t> nonsharded_of_;
   std::vector<size_t> shard_flats_;  // optimizer param index → flat index
   std::vector<size_t> group_sizes_;  // parameters per policy group
   std::vector<std::string> unit_names_;

@@ -4,10 +4,10 @@
 #include <regex>
 #include <unordered_map>
 
+#include "lerobot/common/strings.h"
+
 namespace lerobot {
 namespace {
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 // Python's re.match: anchored at the start only.
 bool match_prefix(const std::regex& re, const std::string& s) {
