@@ -44,7 +44,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lerobot_step  # noqa: E402  (its stand-in mechanism)
 from peer_common import add_common_args, prepare_device, time_and_report  # noqa: E402
 
-STEPS_IN_RUN = lerobot_step.STEPS_IN_RUN
 # Compiled packages transformers (which π's modelling code imports: Gemma, PaliGemma, SigLIP)
 # needs at import time and that π's training step never calls, for a machine without them (they
 # cannot be staged as pure Python):
@@ -191,11 +190,7 @@ def build(a, dev):
              "action": torch.randn(b, chunk, a.action_dim, device=dev),
              "action_is_pad": torch.zeros(b, chunk, dtype=torch.bool, device=dev),
              "observation.language.tokens": tokens, "observation.language.attention_mask": mask}
-    opt_cfg = cfg.get_optimizer_preset()
-    sched_cfg = cfg.get_scheduler_preset()
-    optimizer = opt_cfg.build(policy.get_optim_params())
-    scheduler = sched_cfg.build(optimizer, STEPS_IN_RUN) if sched_cfg is not None else None
-    return cfg, policy, batch, optimizer, scheduler, opt_cfg.grad_clip_norm
+    return (cfg, policy, batch) + lerobot_step.preset_optimizer(cfg, policy)
 
 
 def main():
@@ -232,26 +227,7 @@ def main():
     cfg, policy, batch, optimizer, scheduler, grad_clip_norm = build(a, dev)
     bf16 = a.mixed_precision == "bf16"
     metrics = {}
-
-    def step():  # lerobot_train.update_policy, one process, no accumulation, no sample weighter
-        policy.train()
-        if torch.cuda.is_available():
-            torch.cuda.reset_peak_memory_stats()
-        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bf16):  # accelerator.autocast()
-            loss, output_dict = policy(batch)
-        loss.backward()  # accelerator.backward(loss)
-        grad_norm = None
-        if grad_clip_norm > 0:
-            grad_norm = torch.nn.utils.clip_grad_norm_(policy.parameters(), grad_clip_norm)
-        optimizer.step()
-        optimizer.zero_grad()
-        if scheduler is not None:
-            scheduler.step()
-        metrics["loss"] = loss.item()
-        if grad_norm is not None:
-            metrics["grad_norm"] = grad_norm.item()
-        metrics["lr"] = optimizer.param_groups[0]["lr"]
-        return loss.detach()
+    step = lerobot_step.update_policy_step(policy, batch, optimizer, scheduler, grad_clip_norm, dev, bf16, metrics)
 
     params = [p for p in policy.parameters() if p.requires_grad]
     n = sum(p.numel() for p in params)

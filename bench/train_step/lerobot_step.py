@@ -99,31 +99,23 @@ def build(a, dev):
                  "action": torch.randn(b, h, a.action_dim, device=dev),
                  "action_is_pad": torch.zeros(b, h, dtype=torch.bool, device=dev)}
     policy.to(dev)  # make_policy: policy.to(cfg.device)
-    # make_optimizer_and_scheduler with use_policy_training_preset (TrainPipelineConfig takes the presets).
+    return (cfg, policy, batch) + preset_optimizer(cfg, policy)
+
+
+def preset_optimizer(cfg, policy):
+    """make_optimizer_and_scheduler with use_policy_training_preset (TrainPipelineConfig takes the
+    presets): (optimizer, scheduler or None, grad_clip_norm)."""
     opt_cfg = cfg.get_optimizer_preset()
     sched_cfg = cfg.get_scheduler_preset()
     optimizer = opt_cfg.build(policy.get_optim_params())
     scheduler = sched_cfg.build(optimizer, STEPS_IN_RUN) if sched_cfg is not None else None
-    return cfg, policy, batch, optimizer, scheduler, opt_cfg.grad_clip_norm
+    return optimizer, scheduler, opt_cfg.grad_clip_norm
 
 
-def main():
-    if sys.version_info < (3, 12):  # LeRobot 0.6's requires-python
-        sys.exit(f"lerobot_step.py: LeRobot 0.6 needs Python >= 3.12; this is {sys.version.split()[0]}")
-    ap = argparse.ArgumentParser()
-    add_common_args(ap, batch_size=8)
-    ap.add_argument("--policy", default="act", choices=["act", "diffusion"])
-    ap.add_argument("--image_size", type=int, default=96)
-    a = ap.parse_args()
-    dev = prepare_device(a)
-    standins = install_standins()
-    import lerobot
-
-    cfg, policy, batch, optimizer, scheduler, grad_clip_norm = build(a, dev)
-    bf16 = a.mixed_precision == "bf16"
-    metrics = {}
-
-    def step():  # lerobot_train.update_policy, one process, no accumulation, no sample weighter
+def update_policy_step(policy, batch, optimizer, scheduler, grad_clip_norm, dev, bf16, metrics):
+    """lerobot_train.update_policy on one process, no accumulation, no sample weighter, as a function
+    of no arguments (what time_and_report times); the loss, grad norm and lr go into `metrics`."""
+    def step():
         policy.train()
         if torch.cuda.is_available():
             torch.cuda.reset_peak_memory_stats()
@@ -142,6 +134,25 @@ def main():
             metrics["grad_norm"] = grad_norm.item()
         metrics["lr"] = optimizer.param_groups[0]["lr"]
         return loss.detach()
+    return step
+
+
+def main():
+    if sys.version_info < (3, 12):  # LeRobot 0.6's requires-python
+        sys.exit(f"lerobot_step.py: LeRobot 0.6 needs Python >= 3.12; this is {sys.version.split()[0]}")
+    ap = argparse.ArgumentParser()
+    add_common_args(ap, batch_size=8)
+    ap.add_argument("--policy", default="act", choices=["act", "diffusion"])
+    ap.add_argument("--image_size", type=int, default=96)
+    a = ap.parse_args()
+    dev = prepare_device(a)
+    standins = install_standins()
+    import lerobot
+
+    cfg, policy, batch, optimizer, scheduler, grad_clip_norm = build(a, dev)
+    bf16 = a.mixed_precision == "bf16"
+    metrics = {}
+    step = update_policy_step(policy, batch, optimizer, scheduler, grad_clip_norm, dev, bf16, metrics)
 
     params = [p for p in policy.parameters() if p.requires_grad]
     n = sum(p.numel() for p in params)
