@@ -21,6 +21,20 @@ std::string repo_folder_name(RepoType type, const std::string& repo_id) {
   return out;
 }
 
+std::optional<std::string> model_repo_id_of_snapshot(const fs::path& dir) {
+  const fs::path d = dir.lexically_normal().filename().empty() ? dir.lexically_normal().parent_path() : dir.lexically_normal();
+  const fs::path snapshots = d.parent_path();
+  if (!is_commit_hash(d.filename().string()) || snapshots.filename() != "snapshots") return std::nullopt;
+  const std::string folder = snapshots.parent_path().filename().string();
+  const std::string prefix = "models--";
+  if (folder.rfind(prefix, 0) != 0) return std::nullopt;
+  std::string id = folder.substr(prefix.size());
+  const size_t sep = id.find("--");
+  if (sep != std::string::npos) id.replace(sep, 2, "/");
+  if (id.empty() || id.find("--") != std::string::npos || id.front() == '/' || id.back() == '/') return std::nullopt;
+  return id;
+}
+
 bool is_commit_hash(const std::string& s) {
   if (s.size() != 40) return false;
   for (char c : s)

@@ -21,6 +21,12 @@ const char* repo_type_name(RepoType type);
 // "models--org--name" / "datasets--org--name" (repo_folder_name).
 std::string repo_folder_name(RepoType type, const std::string& repo_id);
 
+// The model repo id of a snapshot folder in this layout (<cache>/models--org--name/snapshots/<commit>),
+// else nullopt: the inverse of repo_folder_name, unique because a repo id never holds "--". A Hub id
+// given as --policy.path is replaced by its snapshot folder before the config is parsed; what a
+// published file names (an adapter's base_model_name_or_path) is the id, as LeRobot writes it.
+std::optional<std::string> model_repo_id_of_snapshot(const fs::path& dir);
+
 // A 40-hex-digit commit id (huggingface_hub's REGEX_COMMIT_HASH).
 bool is_commit_hash(const std::string& s);
 

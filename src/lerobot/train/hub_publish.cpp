@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "lerobot/common/config/json.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/common/strings.h"
@@ -149,6 +150,17 @@ void publish_trained_policy(TrainSetup& s) {
     ema_dir = staging / "pretrained_model_ema";
     write_pretrained_model(s, dir);
     if (s.ema) write_pretrained_model(s, ema_dir, true);
+  }
+  if (s.peft) {
+    // LeRobot's publish_trained_model(peft_model=...): no full weights, the adapter folder
+    // (adapter_config.json + adapter_model.safetensors) and the policy's config.json (use_peft)
+    // with the processors, train config and card; loading it needs the base it names.
+    const std::string base = load_json_or_yaml(dir / "adapter_config.json").value("base_model_name_or_path", "");
+    LOG_INFO << "Publishing the LoRA adapters (PEFT files, no model.safetensors) on base '" << base << "'";
+    if (!hub::looks_like_repo_id(base))
+      LOG_WARNING << "the published adapter_config.json names a local base_model_name_or_path '" << base
+                  << "': loading " << repo_id << " elsewhere needs that folder; fine-tune from a Hub id "
+                  << "(--policy.path=<org>/<base>) to publish an adapter anyone can load";
   }
   LOG_INFO << "Publishing " << dir.string() << " to " << client.repo_url(hub::RepoType::kModel, repo_id);
   const hub::CommitResult r = publish_pretrained_model(s.cfg, meta, dir, repo_id, client);

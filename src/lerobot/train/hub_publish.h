@@ -42,7 +42,10 @@ hub::CommitResult publish_pretrained_model(const TrainPipelineConfig& cfg, const
 
 // After training, on the main process: publishes the final checkpoint's pretrained_model/ (or,
 // with --save_checkpoint=false, the same files written for it) to policy.repo_id; with EMA on,
-// the EMA weights also go to <repo_id>-ema as LeRobot does (a failure there is a warning).
+// the EMA weights also go to <repo_id>-ema as LeRobot does (a failure there is a warning). A
+// --peft.* run's pretrained_model/ holds the adapter folder instead of model.safetensors, so what
+// goes up is what LeRobot's publish_trained_model(peft_model=...) pushes: adapter_config.json,
+// adapter_model.safetensors, config.json (use_peft), processors, train_config.json and the card.
 void publish_trained_policy(TrainSetup& s);
 
 }  // namespace lerobot

@@ -3,6 +3,7 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
+#include "lerobot/hub/cache_layout.h"
 #include "lerobot/optim/multi_tensor.h"
 #include "lerobot/optim/optimizer_state.h"
 #include "lerobot/policies/lora/peft_adapter_io.h"
@@ -44,7 +45,11 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
     // A run started from an adapter checkpoint (--policy.path=<a --peft.* run's pretrained_model>)
     // trains those adapters on their base: the new adapter_config.json names that base, as PEFT's
     // PeftModel keeps the base_model_name_or_path it was loaded with.
-    const std::string base = lora::adapter_base(s.peft_base).value_or(s.peft_base);
+    // A base given as a Hub id (--policy.path=lerobot/smolvla_base) was fetched into its snapshot
+    // folder before the config was parsed; adapter_config.json names the id, as LeRobot's does, so
+    // a pushed adapter finds its base on any machine.
+    const std::string base =
+        lora::adapter_base(s.peft_base).value_or(hub::model_repo_id_of_snapshot(s.peft_base).value_or(s.peft_base));
     lora::save_adapter_folder(dir, *s.policy, *s.peft, base, cls == classes.end() ? type : cls->second,
                               "lerobot.policies." + type + ".modeling_" + type);
     Json config = Json::parse(policy_config_json(s.policy->config()));
