@@ -2,7 +2,8 @@
 """Records LeRobot's own π0 and π0.5 pre/post-processor pipelines, for tests/policies/test_pi_processors.cpp.
 
 For a small PI0Config and PI05Config (2 cameras, state 5, action 4; tokenizer_max_length 12 for π0
-and 24 for π0.5; stats made by a formula, q01/q99 included for π0.5's QUANTILES) it builds
+and 24 for π0.5; stats made by a formula, q01/q99 included for π0.5's QUANTILES), and a π0.5 one
+with max_state_dim 3 below the state's 5 and tokenizer_max_length 48 ("pi05_wide_state"), it builds
 make_pi0_pre_post_processors / make_pi05_pre_post_processors, saves them with save_pretrained into
 a temporary folder and records:
   - "files": every file save_pretrained wrote (the tokenizer/ folder's files included);
@@ -144,6 +145,7 @@ def record(name, config, make):
     return {
         "type": name,
         "tokenizer_max_length": config.tokenizer_max_length,
+        "max_state_dim": config.max_state_dim,
         "normalization_mapping": {k: v.value for k, v in config.normalization_mapping.items()},
         "files": files,
         "preprocessor": pre_json,
@@ -160,6 +162,7 @@ def record(name, config, make):
 def main(out):
     pi0 = PI0Config(**features(), tokenizer_max_length=12, device="cpu", push_to_hub=False)
     pi05 = PI05Config(**features(), tokenizer_max_length=24, device="cpu", push_to_hub=False)
+    wide = PI05Config(**features(), tokenizer_max_length=48, max_state_dim=3, device="cpu", push_to_hub=False)
     doc = {
         "source": "LeRobot 0.6.2: make_pi0_pre_post_processors, make_pi05_pre_post_processors, save_pretrained",
         "torch": torch.__version__,
@@ -168,6 +171,9 @@ def main(out):
         "stats_formula": stats.__doc__.strip(),
         "pi0": record("pi0", pi0, make_pi0_pre_post_processors),
         "pi05": record("pi05", pi05, make_pi05_pre_post_processors),
+        # max_state_dim 3 < the state's 5 (LeRobot's step writes every entry's bin), a longer
+        # tokenizer_max_length so that all five bins fit in the tokens.
+        "pi05_wide_state": record("pi05", wide, make_pi05_pre_post_processors),
     }
     Path(out).write_text(json.dumps(doc, indent=1) + "\n")
     print("wrote", out)

@@ -26,7 +26,8 @@ state dim 5, action dim 4, batch 2, device cpu. Layouts:
   - "pi0": PI0Config float32, cameras top (3,32,32) and wrist (3,24,40: resize_with_pad), 1 empty camera;
   - "pi05": PI05Config float32, same cameras, no empty camera;
   - "pi05_bf16": PI05Config dtype bfloat16, freeze_vision_encoder, camera top only;
-  - "pi0_expert_only": PI0Config float32, train_expert_only, camera top only.
+  - "pi0_expert_only": PI0Config float32, train_expert_only, camera top only;
+  - "pi05_wide_state": PI05Config float32, camera top only, max_state_dim 3 (< the state's 5).
 Every floating state-dict entry (k = its index in the sorted list of ALL state-dict names) is filled
 with t(k, shape, scale, offset) (formula below, ACT's): offset 1 for 1-D "...weight" entries (norms),
 scale 0.5 for q_proj/k_proj weights (sharp attention), else 0.1; copied into the existing tensors
@@ -50,7 +51,9 @@ Global records:
   - full_size: PI0Pytorch / PI05Pytorch built with the REAL sizes on the meta device (before any
     patching): parameter counts (parameters() and state_dict()), a breakdown by prefix, and the first
     and last 12 state-dict names;
-  - fix_keys: what _fix_pytorch_state_dict_keys makes of a fixed set of checkpoint keys (pi0, pi05).
+  - fix_keys: what _fix_pytorch_state_dict_keys makes of a fixed set of checkpoint keys (pi0, pi05);
+  - wide_state_pi0: PI0Policy with max_state_dim 3 (else layout pi0_expert_only) on the 5-dim state:
+    the exception its forward raises (pad_vector leaves a wider state as it is for state_proj).
 
     PYTHONPATH=<lerobot>/src:... python3 pi_reference.py OUT.json
 """
@@ -86,6 +89,8 @@ LAYOUTS = {
     "pi05": dict(kind="pi05", cameras=TWO_CAMS, cfg=dict(dtype="float32", empty_cameras=0)),
     "pi05_bf16": dict(kind="pi05", cameras=ONE_CAM, cfg=dict(dtype="bfloat16", freeze_vision_encoder=True)),
     "pi0_expert_only": dict(kind="pi0", cameras=ONE_CAM, cfg=dict(dtype="float32", train_expert_only=True)),
+    # The state (5) wider than max_state_dim: π0.5 reads it only as prompt text and takes it.
+    "pi05_wide_state": dict(kind="pi05", cameras=ONE_CAM, cfg=dict(dtype="float32", max_state_dim=3)),
 }
 TOKENS = [[2, 17, 301, 45, 9, 0], [2, 88, 7, 0, 0, 0]]
 TIME = [0.3, 0.85]
@@ -229,7 +234,7 @@ def tied_pairs(sd):
 def make_policy(layout):
     spec = LAYOUTS[layout]
     cls_cfg, cls_pol = (PI0Config, modeling_pi0.PI0Policy) if spec["kind"] == "pi0" else (PI05Config, modeling_pi05.PI05Policy)
-    cfg = cls_cfg(**TINY, **spec["cfg"])
+    cfg = cls_cfg(**{**TINY, **spec["cfg"]})
     cfg.input_features = {k: PolicyFeature(type=FeatureType.VISUAL, shape=s) for k, s in spec["cameras"].items()}
     cfg.input_features["observation.state"] = PolicyFeature(type=FeatureType.STATE, shape=(STATE,))
     cfg.output_features = {"action": PolicyFeature(type=FeatureType.ACTION, shape=(ACTION,))}
@@ -445,6 +450,21 @@ def full_size():
     return out
 
 
+def wide_state_pi0():
+    """π0 with a state wider than max_state_dim: what LeRobot's forward raises (or its loss)."""
+    LAYOUTS["_pi0_wide"] = dict(kind="pi0", cameras=ONE_CAM, cfg=dict(dtype="float32", max_state_dim=3))
+    try:
+        cfg, policy = make_policy("_pi0_wide")
+        batch = inputs("_pi0_wide")
+        try:
+            loss, _ = policy.forward(fresh(batch))
+            return {"max_state_dim": 3, "state_dim": STATE, "raised": False, "loss": float(loss)}
+        except Exception as e:  # noqa: BLE001
+            return {"max_state_dim": 3, "state_dim": STATE, "raised": True, "error": f"{type(e).__name__}: {e}"}
+    finally:
+        del LAYOUTS["_pi0_wide"]
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "pi_reference.json"
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -468,6 +488,7 @@ def main():
         if fix is not None:
             result["fix_keys"][layout] = {"input": FIX_KEYS, "output": fix}
         print(layout, "done", _time.time() - start, "loss", out["loss"]["loss"], flush=True)
+    result["wide_state_pi0"] = wide_state_pi0()
     unpatch()
     result["causal_mask_passthrough"] = MASK_CALLS
     result["seconds"] = round(_time.time() - start, 1)

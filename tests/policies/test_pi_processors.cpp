@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -17,6 +18,7 @@
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/model_folder.h"
 #include "lerobot/policies/observation_inputs.h"
+#include "lerobot/policies/padded_inputs.h"
 #include "lerobot/policies/pi0/configuration_pi0.h"
 #include "lerobot/policies/pi05/configuration_pi05.h"
 #include "lerobot/policies/processor_io.h"
@@ -46,12 +48,14 @@ struct GemmaResolver {
   ~GemmaResolver() { set_model_folder_resolver(nullptr); }
 };
 
-// The script's config: cameras top and wrist (3, 4, 4), state 5, action 4.
+// The script's config: cameras top and wrist (3, 4, 4), state 5, action 4; "pi05_wide_state" is
+// π0.5 with max_state_dim 3.
 std::unique_ptr<PiConfigBase> make_config(const std::string& type) {
   std::unique_ptr<PiConfigBase> c;
   if (type == "pi0") c = std::make_unique<PI0Config>();
   else c = std::make_unique<PI05Config>();
   c->tokenizer_max_length = reference().at(type).at("tokenizer_max_length").get<int64_t>();
+  c->max_state_dim = reference().at(type).at("max_state_dim").get<int64_t>();
   c->device = "cpu";
   c->input_features = {{"observation.images.top", {"VISUAL", {3, 4, 4}}},
                        {"observation.images.wrist", {"VISUAL", {3, 4, 4}}},
@@ -271,7 +275,7 @@ TEST_P(PiProcessors, RelativeActionsAreRefused) {
   EXPECT_THROW(load_policy_processors(dir), Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Pi, PiProcessors, ::testing::Values("pi0", "pi05"),
+INSTANTIATE_TEST_SUITE_P(Pi, PiProcessors, ::testing::Values("pi0", "pi05", "pi05_wide_state"),
                          [](const auto& info) { return info.param; });
 
 // π0.5 builds its prompt from the normalized state: the same raw batch with another state
@@ -292,6 +296,63 @@ TEST(PiProcessorsOrder, Pi05PromptReadsTheNormalizedState) {
                             q.preprocess(raw, tasks).at("observation.language.tokens")))
       << prompts[0];
   EXPECT_EQ(prompts[0].rfind("Task: pick up the red cube, State: ", 0), 0u) << prompts[0];
+}
+
+// π0.5 with a state (5) wider than max_state_dim (3), as LeRobot 0.6.2 runs it: its prompt step
+// writes every entry's bin (PreprocessingIsLeRobots/pi05_wide_state compares the tokens with
+// LeRobot's); here the prompt itself, and that the tokens were not cut short.
+TEST(PiProcessorsWideState, Pi05PromptHasABinForEveryStateEntry) {
+  GemmaResolver resolver;
+  const Json& r = reference().at("pi05_wide_state");
+  ASSERT_LT(r.at("max_state_dim").get<int64_t>(), r.at("batch").at("observation.state").at("shape")[1].get<int64_t>());
+  auto cfg = make_config("pi05_wide_state");
+  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  std::vector<std::string> tasks;
+  const Batch raw = raw_batch(r, tasks);
+  const auto prompts = p.language->prompts(tasks, p.normalizer.normalize(raw));
+  ASSERT_EQ(prompts.size(), 2u);
+  for (const auto& prompt : prompts) {
+    const auto from = prompt.find("State: "), to = prompt.find(";\nAction: ");
+    ASSERT_NE(from, std::string::npos) << prompt;
+    ASSERT_NE(to, std::string::npos) << prompt;
+    const std::string bins = prompt.substr(from + 7, to - from - 7);
+    EXPECT_EQ(std::count(bins.begin(), bins.end(), ' '), 4) << prompt;  // five bins
+  }
+  const Batch out = p.preprocess(raw, tasks);
+  const auto mask = out.at("observation.language.attention_mask").to(torch::kLong).sum(1);
+  EXPECT_LT(mask.max().item<int64_t>(), cfg->tokenizer_max_length) << "the prompt was truncated";
+}
+
+// Which widths the checks take (a fine-tuned base keeps its config's 3-dim state feature while the
+// dataset, the stats and the robot have 5): π0.5 any (prompt text; LeRobot's make_policy keeps the
+// base's features and its normalizer takes the dataset's stats), π0 up to max_state_dim (its
+// state_proj), π0.5 with proprioceptive memory too (its history projection pads the state).
+TEST(PiProcessorsWideState, StatesAndStatsWiderThanTheFeatureFitPi05Only) {
+  const PolicyFeature state{"STATE", {3}};
+  Stats stats = make_stats();
+  PI05Config pi05;
+  PI0Config pi0;
+  for (PiConfigBase* c : std::initializer_list<PiConfigBase*>{&pi05, &pi0}) {
+    c->max_state_dim = 3;
+    c->input_features = {{"observation.state", state}};
+    c->output_features = {{"action", {"ACTION", {4}}}};
+  }
+  EXPECT_TRUE(input_fits(pi05, state, {5}));
+  EXPECT_TRUE(input_fits(pi05, state, {2}));
+  EXPECT_FALSE(input_fits(pi05, state, {5, 1}));
+  EXPECT_FALSE(input_fits(pi0, state, {5}));
+  EXPECT_TRUE(input_fits(pi0, state, {2}));
+  EXPECT_TRUE(input_fits(pi05, {"ACTION", {4}}, {32}));  // actions: max_action_dim (32) still bounds them
+  EXPECT_FALSE(input_fits(pi05, {"ACTION", {4}}, {33}));
+  PI05Config memory = pi05;
+  memory.use_proprioceptive_memory = true;
+  EXPECT_FALSE(input_fits(memory, state, {5}));
+
+  const Normalizer n({{"observation.state", state}}, {{"STATE", "QUANTILES"}}, {{"observation.state", stats.at("observation.state")}});
+  EXPECT_TRUE(normalizer_stat_problems(n, pi05).empty());
+  const auto problems = normalizer_stat_problems(n, pi0);
+  ASSERT_EQ(problems.size(), 2u);  // q01 and q99
+  EXPECT_NE(problems[0].find("observation.state/q01' has shape (5,)"), std::string::npos) << problems[0];
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "lerobot/common/error.h"
 #include "lerobot/policies/pi/modeling_pi.h"
 #include "pi_test_helpers.h"
 #include "reference_helpers.h"
@@ -188,7 +189,41 @@ TEST(PiAbsentCamera, FilledAsLeRobotFillsItsEmptySlotsWhereverTheConfigListsIt) 
                "per-element losses");
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, PiReference, ::testing::Values("pi0", "pi05", "pi05_bf16", "pi0_expert_only"));
+// A state wider than max_state_dim (LeRobot's pad_vector leaves it as it is). π0.5 reads the
+// state only as prompt text: the "pi05_wide_state" layout (state 5, max_state_dim 3) is one of
+// PiReference's, equal to LeRobot's there. π0 feeds it to state_proj (max_state_dim inputs):
+// LeRobot's forward raised on it, and ours refuses it by name when the policy is built.
+TEST(PiWideState, Pi0RefusesAStateWiderThanMaxStateDimWhereLeRobotRaises) {
+  const Json& lerobot = reference_json("pi")["wide_state_pi0"];
+  ASSERT_TRUE(lerobot["raised"].get<bool>()) << lerobot.dump();
+  EXPECT_NE(lerobot["error"].get<std::string>().find("shapes cannot be multiplied"), std::string::npos) << lerobot.dump();
+  const Json tiny = reference_json("pi")["layouts"]["pi0_expert_only"]["config"]["tiny"];
+  const int64_t max_state_dim = lerobot["max_state_dim"];
+  ASSERT_LT(max_state_dim, tiny["state_dim"].get<int64_t>());
+  try {
+    testing::make_pi_policy("pi0", tiny, [&](PiConfigBase& c) { c.max_state_dim = max_state_dim; });
+    FAIL() << "π0 was built with a state wider than max_state_dim";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_NE(std::string(e.what()).find("max_state_dim=3"), std::string::npos) << e.what();
+    EXPECT_NE(e.where().find("policy.max_state_dim"), std::string::npos) << e.where();
+  }
+  // Both refuse an action wider than max_action_dim (LeRobot's action_in_proj would raise).
+  for (const char* kind : {"pi0", "pi05"}) {
+    try {
+      testing::make_pi_policy(kind, tiny, [](PiConfigBase& c) { c.max_action_dim = 3; });
+      FAIL() << kind << " was built with an action wider than max_action_dim";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUsage) << kind;
+      EXPECT_NE(e.where().find("policy.max_action_dim"), std::string::npos) << e.where();
+    }
+  }
+  // π0.5 is built with the wider state, and its losses are the "pi05_wide_state" layout's.
+  EXPECT_NO_THROW(testing::make_pi_policy("pi05", tiny, [&](PiConfigBase& c) { c.max_state_dim = max_state_dim; }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, PiReference,
+                         ::testing::Values("pi0", "pi05", "pi05_bf16", "pi0_expert_only", "pi05_wide_state"));
 
 }  // namespace
 }  // namespace lerobot

@@ -291,6 +291,60 @@ TEST_P(PiTrain, ThePublishedBasesThreeCamerasFineTuneOnAOneCameraDataset) {
   EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
 }
 
+// A state wider than max_state_dim, as LeRobot 0.6.2 takes it: π0.5 reads the state only as prompt
+// text (Pi05PrepareStateTokenizerProcessorStep bins every entry; pad_vector leaves a wider vector
+// as it is and the model never projects it), so a base whose config keeps a 1-dim state feature
+// (max_state_dim 1) fine-tunes on reach2d's 2-dim state (make_policy keeps the base's features,
+// the normalizer takes the dataset's 2-dim stats) and the result acts on a 2-dim observation. π0
+// projects the padded state (state_proj, max_state_dim inputs), where LeRobot raises on a matrix
+// product: refused by name before anything is built (exit 2).
+TEST_P(PiTrain, AStateWiderThanMaxStateDimIsPromptTextForPi05AndRefusedForPi0) {
+  auto args = tiny_pi_run(GetParam(), train_scratch() / (GetParam() + "_wide_base"), 1);
+  for (auto& a : args)
+    if (a == "--policy.max_state_dim=8") a = "--policy.max_state_dim=1";
+  std::string cmd = "train", log;
+  for (const auto& a : args) cmd += " " + a;
+  if (GetParam() == "pi0") {
+    EXPECT_EQ(testing::run_cli(cmd, &log), 2) << log;
+    EXPECT_NE(log.find("observation.state has 2 dimensions but π0 zero-pads it to max_state_dim=1"), std::string::npos)
+        << log;
+    EXPECT_NE(log.find("--policy.max_state_dim=2"), std::string::npos) << log;
+    return;
+  }
+  ASSERT_EQ(testing::run_cli(cmd, &log), 0) << log;
+  // The base: the trained folder with its state feature narrowed to 1 (a base made on other data).
+  const fs::path base = train_scratch() / "pi05_wide_base/checkpoints/last/pretrained_model";
+  Json cfg = Json::parse(read_file(base / "config.json"));
+  ASSERT_EQ(cfg["max_state_dim"], 1);
+  cfg["input_features"]["observation.state"]["shape"] = {1};
+  write_file_atomic(base / "config.json", cfg.dump(4));
+
+  const fs::path ft = train_scratch() / "pi05_wide_ft";
+  ASSERT_EQ(testing::run_cli("train --policy.path=" + base.string() + " --dataset.root=" +
+                                 testing::reach2d_dataset().string() +
+                                 " --batch_size=4 --steps=2 --log_freq=1 --num_workers=0 --seed=7 --output_dir=" +
+                                 ft.string(),
+                             &log),
+            0)
+      << log;
+  const fs::path pm = ft / "checkpoints/last/pretrained_model";
+  EXPECT_EQ(Json::parse(read_file(pm / "config.json"))["input_features"]["observation.state"]["shape"], Json({1}));
+  InferencePolicy policy(pm);
+  policy.set_task("push the block");
+  const std::map<std::string, torch::Tensor> obs = {
+      {"observation.state", torch::tensor({0.3f, 0.6f})}, {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  const auto chunk = policy.predict_action_chunk(obs);
+  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
+  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+  // The prompt carries both entries: another second entry gives other tokens.
+  const auto prompts = [&](float second) {
+    const auto& lang = *policy.processors().language;
+    Batch b = {{"observation.state", torch::tensor({{0.3f, second}})}};
+    return lang.prompts({"push the block"}, policy.processors().normalizer.normalize(b))[0];
+  };
+  EXPECT_NE(prompts(0.6f), prompts(-0.6f));
+}
+
 // Over two processes (Gloo) with gradient checkpointing, sharded (--parallelism.dp_shard=2: each
 // joint layer pair and SigLIP layer gathered around its forward and again for its recomputation)
 // and DDP give the same parameter update (each rank draws the same noise and time in both runs),

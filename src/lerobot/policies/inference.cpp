@@ -12,7 +12,7 @@ namespace lerobot {
 
 InferencePolicy::InferencePolicy(const fs::path& dir, torch::Device device, bool cuda_graphs)
     : policy_(load_pretrained(dir, std::nullopt, device)), processors_(load_policy_processors(dir)), device_(device) {
-  if (const auto problems = normalizer_stat_problems(processors_.normalizer); !problems.empty())
+  if (const auto problems = normalizer_stat_problems(processors_.normalizer, policy_->config()); !problems.empty())
     throw_checkpoint("the policy's normalizer cannot normalize: " + problems.front(),
                      (dir / processors_.normalizer_state_file()).string(), "copy the whole pretrained_model directory again");
   processors_.normalizer.to(device_);

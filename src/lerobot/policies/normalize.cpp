@@ -2,6 +2,7 @@
 #include "lerobot/policies/normalize.h"
 
 #include "lerobot/common/error.h"
+#include "lerobot/policies/padded_inputs.h"
 
 namespace lerobot {
 
@@ -126,17 +127,17 @@ bool fits(torch::IntArrayRef stat, const std::vector<int64_t>& feature) {
   return true;
 }
 
-// A 1-D state or action stat narrower than its feature: the feature is a checkpoint's zero-padded
-// width (π's and SmolVLA's max_state_dim: LeRobot's make_policy keeps a pretrained config's inputs,
-// e.g. lerobot/pi05_base's 32-dim state) while the stats are the narrower dataset's; LeRobot
-// normalizes the dataset's vector with them before the policy pads it.
-bool narrower_vector(torch::IntArrayRef stat, const PolicyFeature& feature) {
-  return (feature.type == "STATE" || feature.type == "ACTION") && stat.size() == 1 && feature.shape.size() == 1 &&
-         stat[0] < feature.shape[0];
+// A 1-D state or action stat of another width than its feature, at a width the policy takes
+// (padded_inputs.h): narrower where the feature is a checkpoint's zero-padded width (π's and
+// SmolVLA's max_state_dim: LeRobot's make_policy keeps a pretrained config's inputs, e.g.
+// lerobot/pi05_base's 32-dim state) while the stats are the narrower dataset's, which LeRobot
+// normalizes before the policy pads it; any width for π0.5's state, which is only prompt text.
+bool other_width_taken(const PolicyConfig& cfg, torch::IntArrayRef stat, const PolicyFeature& feature) {
+  return (feature.type == "STATE" || feature.type == "ACTION") && stat.size() == 1 && input_fits(cfg, feature, {stat[0]});
 }
 }  // namespace
 
-std::vector<std::string> normalizer_stat_problems(const Normalizer& n) {
+std::vector<std::string> normalizer_stat_problems(const Normalizer& n, const PolicyConfig& cfg) {
   std::vector<std::string> out;
   for (const auto& [key, feature] : n.features()) {
     if (feature.type == "ACTION" && key != "action") continue;  // normalize() leaves those alone
@@ -157,7 +158,7 @@ std::vector<std::string> normalizer_stat_problems(const Normalizer& n) {
       auto it = st->second.find(name);
       if (it == st->second.end())
         out.push_back("'" + key + "' has no '" + name + "' stat (" + mode + " normalization needs it)");
-      else if (!fits(it->second.sizes(), feature.shape) && !narrower_vector(it->second.sizes(), feature))
+      else if (!fits(it->second.sizes(), feature.shape) && !other_width_taken(cfg, it->second.sizes(), feature))
         out.push_back("'" + key + "/" + name + "' has shape " + dims(it->second.sizes()) + ", which does not fit the "
                       "feature's shape " + dims(feature.shape));
     }

@@ -59,7 +59,8 @@ class Normalizer {
 
 // What keeps `n` from normalizing every feature it handles: a feature whose mode is not IDENTITY
 // with no stats, a stat that mode needs missing, or a stat whose shape does not broadcast to the
-// feature's shape. Each entry names the feature (and stat). Empty: usable.
-std::vector<std::string> normalizer_stat_problems(const Normalizer& n);
+// feature's shape (a 1-D state/action stat may have any width the policy `cfg` takes: see
+// padded_inputs.h). Each entry names the feature (and stat). Empty: usable.
+std::vector<std::string> normalizer_stat_problems(const Normalizer& n, const PolicyConfig& cfg);
 
 }  // namespace lerobot

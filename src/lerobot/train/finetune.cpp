@@ -106,7 +106,7 @@ void check_features(const PolicyConfig& run, const PolicyConfig& checkpoint, con
       throw_data("the dataset's '" + key + "' " +
                      (it == run.output_features.end() ? std::string("is missing") : "has shape " + shape_str(it->second.shape)) +
                      " but the checkpoint being fine-tuned predicts " + shape_str(f.shape) +
-                     (zero_padded_width(run, f.type) ? " (actions zero-padded to its max_action_dim)" : ""),
+                     (widest_vector(run, f.type) ? " (actions zero-padded to its max_action_dim)" : ""),
                  info, "fine-tune on a dataset with the checkpoint's action space");
   }
 }

@@ -105,8 +105,9 @@ void check_resume_position(const fs::path& output_dir, const fs::path& checkpoin
                     ", or continue the older checkpoint into a new directory with --output_dir=DIR");
 }
 
-void check_normalization_stats(const PolicyProcessors& processors, const fs::path& stats_file, bool from_checkpoint) {
-  std::vector<std::string> problems = normalizer_stat_problems(processors.normalizer);
+void check_normalization_stats(const PolicyProcessors& processors, const PolicyConfig& policy, const fs::path& stats_file,
+                               bool from_checkpoint) {
+  std::vector<std::string> problems = normalizer_stat_problems(processors.normalizer, policy);
   if (problems.empty()) return;
   std::string all;
   for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;

@@ -29,9 +29,10 @@ int64_t fit_batch_size(int64_t batch_size, int64_t sampler_frames, int64_t world
 void check_resume_position(const fs::path& output_dir, const fs::path& checkpoint_dir, int64_t start_step,
                            int64_t steps);
 
-// Every feature the processors normalize has the stats its mode needs, in a fitting shape.
+// Every feature the processors normalize has the stats its mode needs, in a shape `policy` takes.
 // `from_checkpoint`: the stats came from a checkpoint (checkpoint error) rather than the
 // dataset's meta/stats.json at `stats_file` (data error).
-void check_normalization_stats(const PolicyProcessors& processors, const fs::path& stats_file, bool from_checkpoint);
+void check_normalization_stats(const PolicyProcessors& processors, const PolicyConfig& policy, const fs::path& stats_file,
+                               bool from_checkpoint);
 
 }  // namespace lerobot

@@ -245,10 +245,11 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
       }
     }
   }
-  check_normalization_stats(s->processors, resume_from ? *resume_from / kPretrainedModelDir / s->processors.normalizer_state_file()
-                                                      : s->dataset->root() / (s->dataset->meta().stats_file.empty()
-                                                                                  ? fs::path("meta/stats.json")
-                                                                                  : s->dataset->meta().stats_file),
+  check_normalization_stats(s->processors, s->policy->config(),
+                            resume_from ? *resume_from / kPretrainedModelDir / s->processors.normalizer_state_file()
+                                        : s->dataset->root() / (s->dataset->meta().stats_file.empty()
+                                                                    ? fs::path("meta/stats.json")
+                                                                    : s->dataset->meta().stats_file),
                             resume_from.has_value());
   s->processors.rename_map = cfg.rename_map;
   s->processors.normalizer.to(s->device);

@@ -34,6 +34,22 @@ PiPolicy::PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optiona
   if (it == config_->output_features.end() || it->second.shape.empty())
     throw_usage(std::string(display_name()) + " needs an 'action' output feature", "policy.output_features");
   action_dim_ = it->second.shape[0];
+  // LeRobot's pad_vector leaves a wider vector as it is, so its action_in_proj (and π0's
+  // state_proj) then fails on a matrix product; refused here by name before anything is built.
+  // π0.5's state is only prompt text: any width (padded_inputs.h).
+  if (action_dim_ > config_->max_action_dim)
+    throw_usage("the action has " + std::to_string(action_dim_) + " dimensions but " + display_name() +
+                    " zero-pads it to max_action_dim=" + std::to_string(config_->max_action_dim) +
+                    " for its action projection (LeRobot fails there on a matrix product)",
+                "policy.max_action_dim", "pass --policy.max_action_dim=" + std::to_string(action_dim_) + " or more");
+  auto state = config_->input_features.find("observation.state");
+  if (!pi05_ && state != config_->input_features.end() && state->second.shape.size() == 1 &&
+      state->second.shape[0] > config_->max_state_dim)
+    throw_usage("observation.state has " + std::to_string(state->second.shape[0]) + " dimensions but " +
+                    display_name() + " zero-pads it to max_state_dim=" + std::to_string(config_->max_state_dim) +
+                    " for its state projection (LeRobot fails there on a matrix product; π0.5 takes any width, "
+                    "as prompt text)",
+                "policy.max_state_dim", "pass --policy.max_state_dim=" + std::to_string(state->second.shape[0]) + " or more");
   model = register_module("model", PiFlowMatching(*config_, pi05_, arch ? *arch : paligemma_arch(*config_)));
 }
 
