@@ -125,7 +125,24 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   ShardedOptions options;
   options.reshard_after_forward = variant != "keep";
   options.cpu_offload = variant == "offload";
-  ShardedParameters sharded(units, pg, options);
+  // HSDP ("hybrid", 4 ranks): shard groups {0,1} and {2,3}, replicas {0,2} and {1,3}. Without the
+  // replicas ("hybrid_unreplicated", a planted defect) each shard group averages only its own half.
+  std::shared_ptr<ProcessGroup> shard_group = pg, replicas;
+  double bf16_replica_sum = 0;
+  if (variant.rfind("hybrid", 0) == 0) {
+    const int n = 2;
+    std::vector<int> shard_ranks, replica_ranks;
+    for (int i = 0; i < n; ++i) shard_ranks.push_back(r / n * n + i);
+    for (int i = r % n; i < w; i += n) replica_ranks.push_back(i);
+    shard_group = pg->subgroup(shard_ranks);
+    auto replica_group = pg->subgroup(replica_ranks);
+    if (variant == "hybrid") replicas = replica_group;
+    // A bfloat16 all-reduce over the replicas (Gloo widens it): the sum of their ranks + 1.
+    auto t = torch::full({3}, r + 1, torch::kBFloat16);
+    replica_group->all_reduce(t, ReduceOp::kSum);
+    bf16_replica_sum = t[2].item<double>();
+  }
+  ShardedParameters sharded(units, shard_group, options, replicas);
   // The optimizer's tensors against the gathers' (with cpu_offload: other storages, none shared).
   int64_t shared_storages = 0;
   {
@@ -181,6 +198,10 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   f << "shared_storages " << shared_storages << "\n";
   f << "num_trainable_shards " << sharded.trainable_shards().size() << "\n";
   f << "device_vs_host " << device_vs_host << "\n";
+  f << "shard_world " << sharded.world_size() << "\n";
+  f << "replicas " << sharded.replicas() << "\n";
+  f << "bf16_replica_sum " << bf16_replica_sum << "\n";
+  f << "replica_reduced_bytes_per_step " << static_cast<double>(traffic.replica_reduced_bytes) / traffic.steps << "\n";
   return 0;
 }
 

@@ -92,3 +92,34 @@ TEST(ShardedParamsFourRanks, MatchOneProcessOnTheWholeBatch) {
     EXPECT_GT(rr.at("own_half_vs_reference")[0], 1e-2) << "rank " << r;
   }
 }
+
+// Hybrid sharding (HSDP) on four ranks: two shard groups of two ({0,1}, {2,3}) replicating each
+// other ({0,2}, {1,3}). Every rank ends where one process on the whole batch does; the shards are
+// halves (not quarters); each step all-reduces exactly the shards' gradients over the replicas.
+// Without that all-reduce (the planted defect "hybrid_unreplicated") each shard group trains on
+// its own half of the data, and the comparison fails.
+TEST(ShardedParamsHybrid, TwoShardGroupsOfTwoMatchOneProcess) {
+  TempDir dir, planted;
+  auto res = run_ranks(4, "sharded", dir.path, "hybrid");
+  ASSERT_EQ(res.exit_code, 0) << res.message;
+  for (int r = 0; r < 4; ++r) {
+    const Results rr = read_results(dir.path + "/sharded_rank" + std::to_string(r) + ".txt");
+    ASSERT_EQ(rr.count("vs_reference"), 1u) << r;
+    std::printf("hybrid rank %d: relative update difference %.3g\n", r, rr.at("vs_reference")[0]);
+    EXPECT_LE(rr.at("vs_reference")[0], 1e-5) << "rank " << r;
+    EXPECT_EQ(rr.at("shard_world")[0], 2) << r;
+    EXPECT_EQ(rr.at("replicas")[0], 2) << r;
+    // Replicas {r % 2, r % 2 + 2}: (r % 2 + 1) + (r % 2 + 3), through bfloat16 on Gloo.
+    EXPECT_EQ(rr.at("bf16_replica_sum")[0], 2 * (r % 2) + 4) << r;
+    EXPECT_EQ(rr.at("replica_reduced_bytes_per_step")[0], rr.at("trainable_shard_bytes")[0]) << r;
+  }
+  const Results r0 = read_results(dir.path + "/sharded_rank0.txt");
+  EXPECT_GE(r0.at("shard_bytes")[0], r0.at("total_bytes")[0] / 2);
+  EXPECT_LE(r0.at("shard_bytes")[0], r0.at("total_bytes")[0] / 2 + 5 * 4);
+
+  res = run_ranks(4, "sharded", planted.path, "hybrid_unreplicated");
+  ASSERT_EQ(res.exit_code, 0) << res.message;
+  const Results p0 = read_results(planted.path + "/sharded_rank0.txt");
+  std::printf("hybrid without the replicas' all-reduce: %.3g\n", p0.at("vs_reference")[0]);
+  EXPECT_GT(p0.at("vs_reference")[0], 1e-3) << "the replicas' all-reduce should matter";
+}

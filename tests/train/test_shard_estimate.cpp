@@ -4,9 +4,11 @@
 // exactly 1/N; bad flag values are usage errors naming the flag.
 #include <gtest/gtest.h>
 
+#include "lerobot/distributed/sharded_params.h"
 #include "lerobot/policies/pi/pi_sizing.h"
 #include "lerobot/policies/pi05/configuration_pi05.h"
 #include "lerobot/train/shard_memory.h"
+#include "lerobot/train/sharded_training.h"
 #include "train_test_helpers.h"
 
 namespace lerobot {
@@ -123,6 +125,59 @@ TEST(ShardEstimate, BadFlagsNameTheFlagAndTheFix) {
     EXPECT_NE(out.find(flag.substr(0, flag.find('='))), std::string::npos) << out;
     EXPECT_NE(out.find(fix), std::string::npos) << flag << "\n" << out;
   }
+}
+
+}  // namespace
+}  // namespace lerobot
+
+// The start-up check of a sharded run on a GPU (train_setup calls it with the device's memory):
+// real shards of a small model on one rank. A GPU smaller than what the step holds before its
+// activations is refused; a unit too large to fit even gathered alone names itself and the flags
+// that choose units, otherwise the error names dp_shard (and cpu_offload while it is off).
+namespace lerobot {
+namespace {
+
+TEST(ShardedFit, AStepThatCannotFitNamesTheUnitOrTheShardCount) {
+  torch::nn::Linear big(64, 64), small(4, 4), root(4, 4);
+  std::vector<ShardedUnitSpec> specs(3);
+  auto add = [](ShardedUnitSpec& spec, const std::string& name, torch::nn::Linear& l) {
+    spec.name = name;
+    for (const auto& p : l->named_parameters()) {
+      spec.param_names.push_back(name + "." + p.key());
+      spec.params.push_back(p.value());
+      spec.groups.push_back(0);
+    }
+  };
+  add(specs[0], "layers.0", big);
+  add(specs[1], "layers.1", small);
+  add(specs[2], "", root);
+  ShardedParameters sharded(specs, std::make_shared<SingleProcessGroup>());
+  const ShardedMemory m = sharded.memory();
+  EXPECT_EQ(m.largest_unit, "layers.0");
+  EXPECT_EQ(m.largest_unit_bytes, (64 * 64 + 64) * 4);
+  const int64_t need = sharded_static_bytes(m, /*reshard=*/true, /*offload=*/false);
+  // One rank holds every parameter, its gradient and two AdamW states, plus the root and the
+  // largest unit gathered twice.
+  EXPECT_EQ(need, 4 * m.total_bytes + m.root_bytes + 2 * m.largest_unit_bytes);
+  EXPECT_EQ(sharded_static_bytes(m, true, /*offload=*/true), 2 * m.total_bytes + m.root_bytes + 2 * m.largest_unit_bytes);
+  EXPECT_EQ(sharded_static_bytes(m, /*reshard=*/false, false), 5 * m.total_bytes);
+  EXPECT_NO_THROW(check_sharded_fits(m, true, false, need));
+
+  auto error_of = [&](int64_t device_bytes, bool offload) -> std::string {
+    try {
+      check_sharded_fits(m, true, offload, device_bytes);
+    } catch (const Error& e) {
+      return e.what() + std::string(" | ") + e.where() + " | " + e.fix();
+    }
+    return "";
+  };
+  const std::string shard_count = error_of(need - 1, false);
+  EXPECT_NE(shard_count.find("--parallelism.dp_shard"), std::string::npos) << shard_count;
+  EXPECT_NE(shard_count.find("cpu_offload=true"), std::string::npos) << shard_count;
+  EXPECT_EQ(shard_count.find("layers.0"), std::string::npos) << shard_count;
+  const std::string unit = error_of(m.root_bytes + 2 * m.largest_unit_bytes, true);
+  EXPECT_NE(unit.find("the unit 'layers.0' is too large"), std::string::npos) << unit;
+  EXPECT_NE(unit.find("--accelerator.fsdp.wrap_modules"), std::string::npos) << unit;
 }
 
 }  // namespace

@@ -42,4 +42,8 @@ struct DeviceMemoryPeak {
 };
 std::optional<DeviceMemoryPeak> device_memory_peak(const c10::Device& device);
 
+// The memory of the GPU `device` is on, in bytes (cudaDeviceProp::totalGlobalMem); nullopt on CPU
+// or in a build without CUDA.
+std::optional<int64_t> device_total_bytes(const c10::Device& device);
+
 }  // namespace lerobot

@@ -12,6 +12,7 @@
 
 #ifdef LEROBOT_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>  // and with it the CUDA runtime's API
 #endif
 
 namespace lerobot {
@@ -85,6 +86,18 @@ std::optional<DeviceMemoryPeak> device_memory_peak(const c10::Device& device) {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     return DeviceMemoryPeak{static_cast<double>(stats.allocated_bytes[kAggregate].peak) / kGiB,
                             static_cast<double>(stats.reserved_bytes[kAggregate].peak) / kGiB};
+  }
+#endif
+  (void)device;
+  return std::nullopt;
+}
+
+std::optional<int64_t> device_total_bytes(const c10::Device& device) {
+#ifdef LEROBOT_WITH_CUDA
+  if (device.is_cuda() && torch::cuda::is_available()) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, device.has_index() ? device.index() : 0) == cudaSuccess)
+      return static_cast<int64_t>(prop.totalGlobalMem);
   }
 #endif
   (void)device;

@@ -2,6 +2,7 @@
 // end in an error naming the ranks at fault. Internal to distributed/.
 #pragma once
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
@@ -85,21 +86,30 @@ class ThenWork : public CollectiveWork {
 template <class Backend>
 class C10dGroup : public ProcessGroup {
  public:
-  C10dGroup(c10::intrusive_ptr<Backend> pg, std::shared_ptr<C10dContext> ctx, int rank, int world,
+  // Builds the backend over a store for `size` ranks (the group's own, and its subgroups').
+  using MakeBackend = std::function<c10::intrusive_ptr<Backend>(const c10::intrusive_ptr<c10d::Store>&, int rank, int size)>;
+
+  C10dGroup(c10::intrusive_ptr<c10d::Store> store, MakeBackend make, std::shared_ptr<C10dContext> ctx, int rank, int world,
             std::string name, torch::Device device)
-      : pg_(std::move(pg)), ctx_(std::move(ctx)), rank_(rank), world_(world),
-        name_(std::move(name)), device_(device) {}
+      : store_(std::move(store)), make_(std::move(make)), ctx_(std::move(ctx)), rank_(rank), world_(world),
+        name_(std::move(name)), device_(device) {
+    try {
+      pg_ = make_(store_, rank_, world_);
+    } catch (const std::exception& e) {
+      ctx_->monitor->fail(name_ + " connect", 0, e.what());
+    }
+  }
 
   ~C10dGroup() override {
-    if (!shutdown_) return;
+    if (!shutdown_ || !pg_) return;
     try {
-      shutdown_();
+      shutdown_(*pg_);
     } catch (const std::exception&) {
       // Best effort at teardown: the process is ending or the group failed already.
     }
   }
-  // Called once when the group goes away (NCCL: shut the communicators down).
-  void set_shutdown(std::function<void()> f) { shutdown_ = std::move(f); }
+  // Called once when the group goes away (NCCL: shut the communicators down); subgroups too.
+  void set_shutdown(std::function<void(Backend&)> f) { shutdown_ = std::move(f); }
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_; }
@@ -107,6 +117,13 @@ class C10dGroup : public ProcessGroup {
   torch::Device device() const override { return device_; }
 
   std::unique_ptr<CollectiveWork> all_reduce_async(torch::Tensor tensor, ReduceOp op) override {
+    if (name_ == "gloo" && tensor.scalar_type() == torch::kBFloat16) {  // 1.13's Gloo has no bfloat16
+      torch::Tensor wide = tensor.to(torch::kFloat32);
+      return std::make_unique<ThenWork>(all_reduce_async(wide, op), [tensor, wide]() mutable {
+        torch::NoGradGuard no_grad;
+        tensor.copy_(wide);
+      });
+    }
     int64_t seq = ctx_->monitor->enter();
     std::vector<at::Tensor> v{tensor};
     c10d::AllreduceOptions o;
@@ -223,6 +240,16 @@ class C10dGroup : public ProcessGroup {
     return values;
   }
 
+ protected:
+  std::shared_ptr<ProcessGroup> make_subgroup(const std::vector<int>& ranks, int index, int64_t call) override {
+    std::string key = "subgroup/" + std::to_string(call);
+    for (int r : ranks) key += "/" + std::to_string(r);
+    auto store = c10::make_intrusive<c10d::PrefixStore>(key + "/", store_);
+    auto sub = std::make_shared<C10dGroup<Backend>>(store, make_, ctx_, index, static_cast<int>(ranks.size()), name_, device_);
+    sub->set_shutdown(shutdown_);
+    return sub;
+  }
+
  private:
   template <class F>
   void run(const char* op, int64_t seq, F&& launch) {
@@ -235,13 +262,15 @@ class C10dGroup : public ProcessGroup {
     C10dWork(ctx_, work, op, seq, torch::Tensor(), 1.0).wait();
   }
 
-  c10::intrusive_ptr<Backend> pg_;
+  c10::intrusive_ptr<c10d::Store> store_;
+  MakeBackend make_;
   std::shared_ptr<C10dContext> ctx_;
   int rank_;
   int world_;
   std::string name_;
   torch::Device device_;
-  std::function<void()> shutdown_;
+  c10::intrusive_ptr<Backend> pg_;
+  std::function<void(Backend&)> shutdown_;
 };
 
 // Shared set-up for the c10d groups: connects to (or hosts) the TCPStore, checks every rank in,

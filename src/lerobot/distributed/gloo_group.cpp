@@ -65,12 +65,6 @@ std::shared_ptr<ProcessGroup> make_gloo_group(const LaunchEnv& env,
     opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
   }
   opts->threads = 2;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
-  try {
-    pg = c10::make_intrusive<c10d::ProcessGroupGloo>(rv.store, env.rank, env.world_size, opts);
-  } catch (const std::exception& e) {
-    rv.monitor->fail("gloo connect", 0, e.what());
-  }
   auto ctx = std::make_shared<C10dContext>();
   ctx->monitor = rv.monitor;
   ctx->timeout = options.timeout;
@@ -79,8 +73,11 @@ std::shared_ptr<ProcessGroup> make_gloo_group(const LaunchEnv& env,
     if (!w->wait(wait_timeout)) throw std::runtime_error("timed out waiting for the collective");
   };
   LOG_DEBUG << "gloo process group ready: " << describe(env);
-  return std::make_shared<C10dGroup<c10d::ProcessGroupGloo>>(pg, ctx, env.rank, env.world_size,
-                                                             "gloo", torch::Device(torch::kCPU));
+  auto make = [opts](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size) {
+    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, opts);
+  };
+  return std::make_shared<C10dGroup<c10d::ProcessGroupGloo>>(rv.store, make, ctx, env.rank, env.world_size, "gloo",
+                                                             torch::Device(torch::kCPU));
 }
 
 }  // namespace lerobot

@@ -31,12 +31,6 @@ std::shared_ptr<ProcessGroup> make_nccl_group(const LaunchEnv& env,
   // rank (the watchdog counts from the launch and would abort the process without saying who); it
   // stays the last resort for a communicator that never returns.
   opts->timeout = options.timeout + std::max<std::chrono::milliseconds>(std::chrono::seconds(60), options.timeout / 2);
-  c10::intrusive_ptr<c10d::ProcessGroupNCCL> pg;
-  try {
-    pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(rv.store, env.rank, env.world_size, opts);
-  } catch (const std::exception& e) {
-    rv.monitor->fail("nccl init", 0, e.what());
-  }
   auto ctx = std::make_shared<C10dContext>();
   ctx->monitor = rv.monitor;
   ctx->timeout = options.timeout;
@@ -52,10 +46,13 @@ std::shared_ptr<ProcessGroup> make_nccl_group(const LaunchEnv& env,
     }
     w->wait();  // rethrows a stored error; orders the current stream after the collective
   };
+  auto make = [opts](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size) {
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, opts);
+  };
   auto group = std::make_shared<C10dGroup<c10d::ProcessGroupNCCL>>(
-      pg, ctx, env.rank, env.world_size, "nccl",
+      rv.store, make, ctx, env.rank, env.world_size, "nccl",
       torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank)));
-  group->set_shutdown([pg] { compat::shutdown_backend(*pg); });
+  group->set_shutdown([](c10d::ProcessGroupNCCL& pg) { compat::shutdown_backend(pg); });
   return group;
 }
 

@@ -54,6 +54,22 @@ double ProcessGroup::all_reduce(double value, ReduceOp op) {
   return t.cpu().item<double>();
 }
 
+std::shared_ptr<ProcessGroup> ProcessGroup::subgroup(const std::vector<int>& ranks) {
+  int index = -1;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    LEROBOT_CHECK(ranks[i] >= 0 && ranks[i] < world_size() && (i == 0 || ranks[i] > ranks[i - 1]),
+                  "subgroup: ranks must be sorted, distinct and below the world size");
+    if (ranks[i] == rank()) index = static_cast<int>(i);
+  }
+  LEROBOT_CHECK(index >= 0, "subgroup: this rank is not among the subgroup's ranks");
+  if (ranks.size() == 1) return std::make_shared<SingleProcessGroup>(device());
+  return make_subgroup(ranks, index, subgroups_made_++);
+}
+
+std::shared_ptr<ProcessGroup> ProcessGroup::make_subgroup(const std::vector<int>&, int, int64_t) {
+  throw_runtime("the " + backend() + " process group cannot make subgroups");
+}
+
 std::unique_ptr<CollectiveWork> SingleProcessGroup::all_reduce_async(torch::Tensor, ReduceOp) {
   return std::make_unique<DoneWork>();
 }

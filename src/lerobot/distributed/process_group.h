@@ -58,6 +58,21 @@ class ProcessGroup {
   virtual std::vector<double> all_gather(double value) = 0;
   // Convenience: reduce one number.
   double all_reduce(double value, ReduceOp op);
+
+  // A group of some of this group's ranks (sorted, distinct, this rank among them), on the same
+  // backend and device; its rank is this rank's index in `ranks`. Every member must ask for it,
+  // and every rank must ask for its groups in the same order (the members meet in the store under
+  // the ranks' names and the call's number). One rank: a SingleProcessGroup. Its failures name the
+  // ranks of the whole run (the heartbeat is shared).
+  std::shared_ptr<ProcessGroup> subgroup(const std::vector<int>& ranks);
+
+ protected:
+  // Called by subgroup() for two or more members, after the checks; `index`: this rank's in `ranks`,
+  // `call`: how many subgroups this group made before.
+  virtual std::shared_ptr<ProcessGroup> make_subgroup(const std::vector<int>& ranks, int index, int64_t call);
+
+ private:
+  int64_t subgroups_made_ = 0;
 };
 
 // world 1: every collective is a no-op (all_reduce with kAvg/kSum/kMax leaves the tensor as is).

@@ -60,6 +60,7 @@ struct Unit {
 
 struct ShardedParameters::State {
   std::shared_ptr<ProcessGroup> group;
+  std::shared_ptr<ProcessGroup> replicas;  // HSDP, or null
   ShardedOptions options;
   int world = 1, rank = 0;
   std::vector<ParamInfo> params;
@@ -234,11 +235,12 @@ std::vector<torch::Tensor> attach(const std::vector<torch::Tensor>& tensors, con
 }  // namespace
 
 ShardedParameters::ShardedParameters(std::vector<ShardedUnitSpec> specs, std::shared_ptr<ProcessGroup> group,
-                                     ShardedOptions options)
+                                     ShardedOptions options, std::shared_ptr<ProcessGroup> replicas)
     : state_(std::make_shared<State>()) {
   State& s = *state_;
   LEROBOT_CHECK(group != nullptr, "ShardedParameters needs a process group");
   s.group = std::move(group);
+  if (replicas && replicas->world_size() > 1) s.replicas = std::move(replicas);
   s.options = options;
   s.world = s.group->world_size();
   s.rank = s.group->rank();
@@ -317,6 +319,7 @@ ShardedParameters::~ShardedParameters() {
 }
 
 int ShardedParameters::world_size() const { return state_->world; }
+int ShardedParameters::replicas() const { return state_->replicas ? state_->replicas->world_size() : 1; }
 size_t ShardedParameters::num_units() const { return state_->units.size(); }
 const std::string& ShardedParameters::unit_name(size_t unit) const { return state_->units.at(unit).name; }
 const std::vector<ShardedParameters::ParamInfo>& ShardedParameters::params() const { return state_->params; }
@@ -341,7 +344,11 @@ ShardedMemory ShardedParameters::memory() const {
     m.total_bytes += f.numel * es;
     unit_bytes[f.unit] += f.chunk * state_->world * es;
   }
-  for (int64_t b : unit_bytes) m.largest_unit_bytes = std::max(m.largest_unit_bytes, b);
+  for (size_t u = 0; u < unit_bytes.size(); ++u)
+    if (unit_bytes[u] > m.largest_unit_bytes) {
+      m.largest_unit_bytes = unit_bytes[u];
+      m.largest_unit = state_->units[u].name;
+    }
   m.root_bytes = unit_bytes.back();
   return m;
 }
@@ -446,10 +453,19 @@ void ShardedParameters::end_backward(bool sync) {
     torch::NoGradGuard no_grad;
     std::vector<std::pair<Flat*, torch::Tensor>> grads;
     bool from_cuda = false;
+    std::vector<std::unique_ptr<CollectiveWork>> replica_works;
     for (Flat& f : s.flats) {
       if (!f.rs_work) continue;
       f.rs_work->wait();
       f.rs_work.reset();
+      if (s.replicas) {  // HSDP: the shard group's average, averaged over the replicas
+        replica_works.push_back(s.replicas->all_reduce_async(f.rs_output, ReduceOp::kAvg));
+        s.traffic.replica_reduced_bytes += f.rs_output.numel() * f.rs_output.element_size();
+      }
+    }
+    for (auto& w : replica_works) w->wait();
+    for (Flat& f : s.flats) {
+      if (!f.rs_output.defined()) continue;
       torch::Tensor g = f.rs_output;
       if (s.offloaded(f)) {  // to the host master's .grad (non-blocking into pinned memory on CUDA)
         g = torch::empty({f.chunk}, f.shard.options().requires_grad(false));

@@ -27,6 +27,11 @@
 // (stepped since) are copied back to the device copies before the next gather: in begin_forward
 // and gather_all always, in any other gather when gradients were delivered since its last copy.
 // On a CPU-only run both copies are CPU tensors, distinct storages, and the same path runs.
+//
+// Hybrid sharding (HSDP): `group` is this rank's shard group and `replicas` the ranks holding the
+// same shards in the other shard groups. After each reduce-scatter (the average over the shard
+// group) the shard's gradient is all-reduced over the replicas (their average): every shard then
+// holds the average over the whole world, identical on every replica, and the replicas step alike.
 #pragma once
 
 #include <torch/torch.h>
@@ -57,6 +62,7 @@ struct ShardedMemory {
   int64_t shard_bytes = 0;         // this rank's parameter shards (padded)
   int64_t total_bytes = 0;         // every parameter, unsharded
   int64_t largest_unit_bytes = 0;  // the largest unit gathered (the root included)
+  std::string largest_unit;        // its name
   int64_t root_bytes = 0;          // the root unit, unsharded (gathered once per step)
   int64_t trainable_shard_bytes = 0;
   int64_t host_bytes = 0;          // cpu_offload: the trainable shards on the host (beside their device copies)
@@ -69,18 +75,21 @@ struct ShardedTraffic {
   int64_t gathered_bytes = 0;  // all-gathers, prefetches included
   int64_t reduced_bytes = 0;   // reduce-scatters
   int64_t gathers = 0, reductions = 0;
+  int64_t replica_reduced_bytes = 0;  // HSDP: the shards' gradients all-reduced over the replicas
 };
 
 class ShardedParameters {
  public:
   // units: the declared units in forward order, then the root unit last (may be empty).
+  // replicas: HSDP's replicate group (see above), or null.
   ShardedParameters(std::vector<ShardedUnitSpec> units, std::shared_ptr<ProcessGroup> group,
-                    ShardedOptions options = {});
+                    ShardedOptions options = {}, std::shared_ptr<ProcessGroup> replicas = nullptr);
   ~ShardedParameters();
   ShardedParameters(const ShardedParameters&) = delete;
   ShardedParameters& operator=(const ShardedParameters&) = delete;
 
-  int world_size() const;
+  int world_size() const;  // of the shard group
+  int replicas() const;    // HSDP: the replicate group's size (1: none)
   size_t num_units() const;  // the root included (last)
   const std::string& unit_name(size_t unit) const;
   ShardedMemory memory() const;

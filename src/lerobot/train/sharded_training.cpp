@@ -36,18 +36,46 @@ int64_t resolve_dp_shard(const ParallelismConfig& parallelism, int world_size) {
                   "--parallelism.dp_shard", "set --parallelism.dp_replicate to a divisor of the process count");
     shard = world_size / replicate;
   }
-  if (shard == 1) return 1;  // plain data parallel (dp_replicate is then the process count, as LeRobot fills it)
-  if (replicate > 1)
-    throw_usage("hybrid sharding (dp_replicate=" + std::to_string(replicate) + " x dp_shard=" + std::to_string(shard) +
-                    ") is not built yet: lerobot.cpp shards over the whole world",
-                "--parallelism.dp_replicate", "drop --parallelism.dp_replicate (or set it to 1) and use --parallelism.dp_shard=-1");
-  if (shard != world_size)
-    throw_usage("the parallelism degrees do not multiply to the process count: dp_replicate=1 x dp_shard=" +
-                    std::to_string(shard) + " != " + std::to_string(world_size) + " processes",
+  if (shard == 1) {  // plain data parallel: dp_replicate is the process count (LeRobot fills an untouched 1)
+    if (replicate != 1 && replicate != world_size)
+      throw_usage("the parallelism degrees do not multiply to the process count: dp_replicate=" + std::to_string(replicate) +
+                      " x dp_shard=1 != " + std::to_string(world_size) + " processes",
+                  "--parallelism.dp_replicate", "drop --parallelism.dp_replicate (it is the process count without sharding)");
+    return 1;
+  }
+  if (replicate * shard != world_size)
+    throw_usage("the parallelism degrees do not multiply to the process count: dp_replicate=" + std::to_string(replicate) +
+                    " x dp_shard=" + std::to_string(shard) + " != " + std::to_string(world_size) + " processes",
                 "--parallelism.dp_shard",
-                "set --parallelism.dp_shard=" + std::to_string(world_size) + " (or -1), or launch " + std::to_string(shard) +
-                    " processes (--num_processes=" + std::to_string(shard) + ")");
+                "set --parallelism.dp_shard=" + std::to_string(world_size / replicate) + " (or -1)" +
+                    (world_size % replicate == 0 ? std::string() : " with a dp_replicate that divides the process count") +
+                    ", or launch " + std::to_string(replicate * shard) + " processes (--num_processes=" +
+                    std::to_string(replicate * shard) + ")");
   return shard;
+}
+
+int64_t sharded_static_bytes(const ShardedMemory& m, bool reshard_after_forward, bool cpu_offload) {
+  const int64_t gathered = reshard_after_forward ? m.root_bytes + 2 * m.largest_unit_bytes : m.total_bytes;
+  return m.shard_bytes + m.trainable_shard_bytes * (cpu_offload ? 1 : 3) + gathered;
+}
+
+void check_sharded_fits(const ShardedMemory& m, bool reshard_after_forward, bool cpu_offload, int64_t device_bytes) {
+  const int64_t need = sharded_static_bytes(m, reshard_after_forward, cpu_offload);
+  if (need <= device_bytes) return;
+  const std::string sizes = " needs " + mb(need) + " on a GPU of " + mb(device_bytes) + " before any activation";
+  // What no shard count changes: the root and the largest unit gathered (with its prefetch).
+  const int64_t fixed = m.root_bytes + 2 * m.largest_unit_bytes;
+  if (reshard_after_forward && fixed > device_bytes / 2)
+    throw_usage("the unit '" + m.largest_unit + "' is too large to shard: gathered with its neighbour (" +
+                    mb(2 * m.largest_unit_bytes) + ") and the parameters outside units (" + mb(m.root_bytes) + "), the step" + sizes,
+                "--accelerator.fsdp.wrap_modules",
+                "wrap smaller modules (--accelerator.fsdp.wrap_modules, or a lower --accelerator.fsdp.min_num_params), "
+                "or use a GPU with more memory; `lerobot-cpp estimate` shows the per-GPU sizes");
+  throw_usage("the sharded step" + sizes, "--parallelism.dp_shard",
+              std::string(reshard_after_forward ? "" : "keep --accelerator.fsdp.reshard_after_forward=true, ") +
+                  "shard over more processes (--parallelism.dp_shard)" +
+                  (cpu_offload ? "" : " or set --accelerator.fsdp.cpu_offload=true") +
+                  "; `lerobot-cpp estimate --gpu_memory_gb=G` says what fits");
 }
 
 std::vector<PolicyUnit> chosen_units(Policy& policy, const FsdpConfig& fsdp) {
@@ -101,7 +129,7 @@ class ShardedTraining::Runner : public UnitRunner {
 };
 
 ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGroup>& groups, const FsdpConfig& fsdp,
-                                 std::shared_ptr<ProcessGroup> group, UnitRunner* inner)
+                                 std::shared_ptr<ProcessGroup> world, int64_t dp_shard, UnitRunner* inner)
     : groups_(groups) {
   if (fsdp.ignored_modules)
     throw_usage("fsdp.ignored_modules is not supported: every parameter is sharded", "--accelerator.fsdp.ignored_modules",
@@ -137,7 +165,19 @@ ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGr
   options.reshard_after_forward = fsdp.reshard_after_forward;
   options.cpu_offload = fsdp.cpu_offload;
   reshard_ = fsdp.reshard_after_forward;
-  params_ = std::make_unique<ShardedParameters>(std::move(specs), std::move(group), options);
+  // Shard groups of dp_shard consecutive ranks; HSDP: each rank's replicas hold the same shard
+  // index in the other groups. Every rank asks for both in the same order.
+  const int w = world->world_size(), r = world->rank(), n = static_cast<int>(dp_shard);
+  LEROBOT_CHECK(n >= 1 && w % n == 0, "ShardedTraining: dp_shard must divide the world size");
+  std::shared_ptr<ProcessGroup> shard_group = world, replicas;
+  if (n < w) {
+    std::vector<int> shard_ranks, replica_ranks;
+    for (int i = 0; i < n; ++i) shard_ranks.push_back(r / n * n + i);
+    for (int i = r % n; i < w; i += n) replica_ranks.push_back(i);
+    shard_group = world->subgroup(shard_ranks);
+    replicas = world->subgroup(replica_ranks);
+  }
+  params_ = std::make_unique<ShardedParameters>(std::move(specs), shard_group, options, replicas);
   runner_ = std::make_unique<Runner>(*params_, std::move(index), inner);
 
   // The non-sharded layout: the policy's parameters in group order.
@@ -166,7 +206,9 @@ std::vector<ParamGroup> ShardedTraining::optimizer_groups() const {
 std::string ShardedTraining::report() const {
   const ShardedMemory m = params_->memory();
   std::ostringstream s;
-  s << "Sharded data parallel over " << params_->world_size() << " processes: " << unit_names_.size() - 1
+  s << "Sharded data parallel over " << params_->world_size() << " processes";
+  if (params_->replicas() > 1) s << " (hybrid: " << params_->replicas() << " replicas of the shards, dp_replicate)";
+  s << ": " << unit_names_.size() - 1
     << " units and the root; parameters per process " << mb(m.shard_bytes) << " of " << mb(m.total_bytes)
     << " (gradients and optimizer state follow the shards: " << mb(m.trainable_shard_bytes) << " trainable), largest unit gathered "
     << mb(m.largest_unit_bytes);
@@ -179,6 +221,10 @@ std::string ShardedTraining::report() const {
   } else
     s << "; optimizer state on the device";
   return s.str();
+}
+
+void ShardedTraining::check_fits(int64_t device_bytes) const {
+  check_sharded_fits(params_->memory(), reshard_, params_->cpu_offload(), device_bytes);
 }
 
 std::string ShardedTraining::traffic_report() const {
@@ -200,6 +246,9 @@ std::string ShardedTraining::traffic_report() const {
     << static_cast<double>(t.reductions) / t.steps << " reductions); "
     << (static_cast<double>(t.gathered_bytes + t.reduced_bytes) / t.steps) / (2.0 * trainable)
     << "x the volume of DDP's all-reduce of the trainable gradients (expected for this layout: " << expected << "x)";
+  if (params_->replicas() > 1)
+    s << "; across the " << params_->replicas() << " replicas the shards' gradients all-reduced, "
+      << mb(t.replica_reduced_bytes / t.steps) << " per step";
   return s.str();
 }
 

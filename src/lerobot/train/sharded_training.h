@@ -21,8 +21,9 @@ namespace lerobot {
 struct ParallelismConfig;
 
 // LeRobot's ParallelismConfig.resolve: dp_shard (-1: the world / dp_replicate) against the world
-// size. Returns the shard count (1: not sharded). Usage errors name the flags: degrees that do not
-// multiply to the world size, HSDP (dp_replicate > 1 with dp_shard > 1: not built yet).
+// size. Returns the shard count (1: not sharded; dp_shard < world size: HSDP, dp_replicate shard
+// groups of dp_shard consecutive ranks). Usage errors name the flags: degrees that do not multiply
+// to the world size, a dp_shard=-1 that cannot be inferred.
 int64_t resolve_dp_shard(const ParallelismConfig& parallelism, int world_size);
 
 // The units the run shards: the policy's declared units whose class is in wrap_modules (default:
@@ -30,13 +31,24 @@ int64_t resolve_dp_shard(const ParallelismConfig& parallelism, int world_size);
 // usage error listing the policy's. Exposed for tests and `estimate`.
 std::vector<PolicyUnit> chosen_units(Policy& policy, const FsdpConfig& fsdp);
 
+// What a sharded step holds on its device before any activation: this rank's parameter shards,
+// their gradients, AdamW's two states (on the host with cpu_offload), the root unit gathered, and
+// the largest unit gathered twice (itself and the prefetched neighbour) or, without
+// reshard_after_forward, every unit.
+int64_t sharded_static_bytes(const ShardedMemory& m, bool reshard_after_forward, bool cpu_offload);
+// A usage error when that exceeds `device_bytes` (the GPU's memory): a unit too large to ever fit
+// names itself and the flags that choose units; otherwise the error names dp_shard and cpu_offload.
+void check_sharded_fits(const ShardedMemory& m, bool reshard_after_forward, bool cpu_offload, int64_t device_bytes);
+
 class ShardedTraining {
  public:
   // Takes over the policy's parameters (call after broadcast_parameters, before the optimizer).
-  // `groups`: the optimizer groups the run would use unsharded; `inner`: a runner to call inside
-  // (activation checkpointing) or null.
+  // `groups`: the optimizer groups the run would use unsharded; `world`: every process of the run,
+  // sharded in groups of `dp_shard` consecutive ranks (the whole world, or HSDP: the groups
+  // replicate each other, as accelerate's (dp_replicate, dp_shard) mesh lays them out); `inner`: a
+  // runner to call inside (activation checkpointing) or null.
   ShardedTraining(Policy& policy, const std::vector<PolicyParamGroup>& groups, const FsdpConfig& fsdp,
-                  std::shared_ptr<ProcessGroup> group, UnitRunner* inner);
+                  std::shared_ptr<ProcessGroup> world, int64_t dp_shard, UnitRunner* inner);
   ~ShardedTraining();
 
   ShardedParameters& params() { return *params_; }
@@ -45,6 +57,8 @@ class ShardedTraining {
   std::vector<ParamGroup> optimizer_groups() const;
   // One start-up line: units, bytes per rank, largest unit.
   std::string report() const;
+  // check_sharded_fits for this run on a device of `device_bytes`.
+  void check_fits(int64_t device_bytes) const;
   // One end-of-run line: collective bytes per step against DDP's all-reduce of the same gradients
   // (theory: 1.5x with reshard_after_forward, 1.0x without).
   std::string traffic_report() const;

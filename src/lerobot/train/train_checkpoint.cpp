@@ -23,7 +23,7 @@ TrainingStepInfo step_info(const TrainSetup& s, int64_t step) {
   TrainingStepInfo info;
   info.step = step;
   info.dp_world_size = s.world_size();
-  info.dp_shard = s.sharded ? s.world_size() : 1;
+  info.dp_shard = s.sharded ? s.sharded->params().world_size() : 1;  // the shard group's size (HSDP: < the world)
   info.batch_size = s.cfg.batch_size;
   info.grad_accum_steps = s.cfg.accelerator.gradient_accumulation.steps;
   return info;

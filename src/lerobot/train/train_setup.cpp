@@ -277,12 +277,14 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // --parallelism.dp_shard > 1: parameters, gradients and optimizer state sharded by unit over the
   // processes (sharded_training.h); the optimizer steps the shards. The shards are cut from rank
   // 0's parameters.
-  if (resolve_dp_shard(cfg.parallelism, s->group->world_size()) > 1) {
+  if (const int64_t dp_shard = resolve_dp_shard(cfg.parallelism, s->group->world_size()); dp_shard > 1) {
     refuse_with_sharding(cfg);
     broadcast_parameters(*s->policy, *s->group);
-    s->sharded = std::make_unique<ShardedTraining>(*s->policy, groups, cfg.accelerator.fsdp, s->group,
+    s->sharded = std::make_unique<ShardedTraining>(*s->policy, groups, cfg.accelerator.fsdp, s->group, dp_shard,
                                                    s->checkpoint_runner.get());
     if (s->is_main()) LOG_INFO << s->sharded->report();
+    // A step that cannot fit the GPU even before its activations stops here, naming the cause.
+    if (const auto device_bytes = device_total_bytes(s->device)) s->sharded->check_fits(*device_bytes);
   }
   s->optimizer = make_optimizer(*cfg.optimizer, s->sharded ? s->sharded->optimizer_groups() : to_param_groups(groups),
                                 parse_optimizer_impl(cfg.optimizer_impl));

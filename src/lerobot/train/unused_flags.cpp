@@ -91,7 +91,6 @@ const std::vector<UnusedFlag>& accepted_unused_train_flags() {
       {"policy.use_amp", "training's precision is --accelerator.mixed_precision, as in LeRobot 0.6.2's lerobot-train; "
                          "lerobot-cpp eval reads it from config.json"},
       {"checkpoint_format", "only safetensors is written (other values are refused)"},
-      {"parallelism.dp_replicate", "the data-parallel size is the process count; > 1 with dp_shard > 1 (HSDP) is refused"},
       // LeRobot 0.6 keys of a train_config.json written by Python (see lerobot_sections.h).
       {"dataloader_multiprocessing_context", "the loader's workers are threads, not processes"},
       {"accelerator.ddp.find_unused_parameters", "torch DDP tuning; our gradient reducer gives the same gradients without it"},
