@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include "lerobot/common/fs.h"
 #include "lerobot/common/safetensors_torch.h"
@@ -378,6 +380,59 @@ TEST_P(PiTrain, ShardedOverTwoProcessesMatchesDdpWithGradientCheckpointing) {
               GetParam().c_str(), std::sqrt(num / den), std::sqrt(half_num / den));
   EXPECT_LE(std::sqrt(num / den), 1e-5);
   EXPECT_GT(std::sqrt(half_num / den), 1e-3);
+}
+
+// LeRobot's LoRA fine-tune of a π checkpoint (--policy.path=<base> --peft.r=4, no
+// --peft.target_modules): the policy's own default targets (the expert's q/v projections of both
+// layers and the projections its regex names: π0 9 modules, π0.5 6, as LeRobot + PEFT pick them in
+// tests/policies/data/pi_lora), only the adapters train, the checkpoint holds PEFT's files, and the
+// deployment API acts with them (another chunk than the base's for the same noise).
+TEST_P(PiTrain, LoraWithThePolicysDefaultTargetsTrainsOnlyItsAdapters) {
+  const fs::path base = train_scratch() / (GetParam() + "_lora_base"), out = train_scratch() / (GetParam() + "_lora");
+  run_train(tiny_pi_run(GetParam(), base, 1));
+  const fs::path base_pm = base / "checkpoints/last/pretrained_model";
+  auto args = tiny_pi_run(GetParam(), out, 2, {"--peft.r=4", "--policy.optimizer_lr=0.01"});
+  args.erase(std::remove(args.begin(), args.end(), "--policy.type=" + GetParam()), args.end());
+  args.push_back("--policy.path=" + base_pm.string());
+  run_train(args);
+  const fs::path pm = out / "checkpoints/last/pretrained_model";
+  EXPECT_FALSE(fs::exists(pm / "model.safetensors"));
+  EXPECT_EQ(Json::parse(read_file(pm / "config.json"))["use_peft"], true);
+  const Json ac = Json::parse(read_file(pm / "adapter_config.json"));
+  EXPECT_EQ(ac["target_modules"],
+            R"((.*\.gemma_expert\..*\.self_attn\.(q|v)_proj|model\.(state_proj|action_in_proj|action_out_proj|action_time_mlp_in|action_time_mlp_out)))");
+  EXPECT_EQ(ac["r"], 4);
+  EXPECT_EQ(ac["base_model_name_or_path"], base_pm.string());
+  const auto adapters = load_safetensors(pm / "adapter_model.safetensors");
+  std::set<std::string> modules;
+  for (const auto& [k, v] : adapters) {
+    const auto at = k.find(".lora_");
+    ASSERT_NE(at, std::string::npos) << k;
+    modules.insert(k.substr(0, at));
+    if (k.find(".lora_B.") != std::string::npos) {
+      EXPECT_GT(v.abs().max().item<double>(), 0.0) << k << " did not move from PEFT's zero";
+    }
+  }
+  const std::string e = "base_model.model.model.paligemma_with_expert.gemma_expert.model.layers.";
+  std::set<std::string> want = {"base_model.model.model.action_in_proj", "base_model.model.model.action_out_proj"};
+  for (const char* l : {"0", "1"})
+    for (const char* qv : {"q", "v"}) want.insert(e + l + ".self_attn." + qv + "_proj");
+  if (GetParam() == "pi0")
+    for (const char* m : {"state_proj", "action_time_mlp_in", "action_time_mlp_out"}) want.insert(std::string("base_model.model.model.") + m);
+  EXPECT_EQ(modules, want);
+  EXPECT_EQ(adapters.size(), 2 * want.size());
+
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::tensor({0.3f, 0.6f})},
+                                              {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  InferencePolicy with_adapters(pm), plain(base_pm);
+  with_adapters.set_task("push the block");
+  plain.set_task("push the block");
+  torch::manual_seed(3);
+  const auto a = with_adapters.predict_action_chunk(obs);
+  torch::manual_seed(3);
+  const auto b = plain.predict_action_chunk(obs);
+  EXPECT_TRUE(torch::isfinite(a).all().item<bool>());
+  EXPECT_GT((a - b).abs().max().item<double>(), 1e-4) << "the adapters did not reach the chunk";
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, PiTrain, ::testing::Values("pi0", "pi05"));
