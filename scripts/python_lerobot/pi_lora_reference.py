@@ -35,7 +35,7 @@ from lerobot.configs.default import PeftConfig  # noqa: E402
 
 R, ALPHA = 4, 8
 LORA_SCALE = 0.3
-LAYOUTS = ("pi0", "pi05")
+LAYOUTS = ("pi0", "pi05", "pi05_bf16")
 
 
 def noise():

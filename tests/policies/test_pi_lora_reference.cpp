@@ -3,7 +3,8 @@
 // scripts/python_lerobot/pi_lora_reference.py with LeRobot + PEFT: the targets π0's and π0.5's own
 // _get_default_peft_targets give (the expert's q/v projections and the action/state/time
 // projections the regex names), PEFT's names and shapes and initialisation, the loss, gradients and
-// action chunk for fixed noise with formula-filled adapters, and the adapter folder both ways.
+// action chunk for fixed noise with formula-filled adapters, and the adapter folder both ways; π0.5
+// also in LeRobot's bfloat16 mix (float32 adapters on a bfloat16 base).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -40,6 +41,10 @@ class PiLoraReference : public ::testing::TestWithParam<std::string> {
   const Json& base() const { return testing::reference_json("pi")["layouts"][GetParam()]; }
   const Json& tiny() const { return base()["config"]["tiny"]; }
   std::string kind() const { return base()["kind"]; }
+  // π0.5 in LeRobot's bfloat16 mix: the adapters stay float32 (PEFT's autocast_adapter_dtype, and
+  // here), the base computes in bfloat16, so values agree to bfloat16's precision.
+  bool bf16() const { return tiny()["dtype"] == "bfloat16"; }
+  double value_tol() const { return bf16() ? 5e-3 : 1e-4; }
 
   // The layout's policy, filled as pi_reference.py fills it.
   std::unique_ptr<PiPolicy> policy() const {
@@ -112,7 +117,7 @@ TEST_P(PiLoraReference, DefaultTargetsNamesShapesAndInitialisationMatchPeft) {
   // Adapters at PEFT's init: the base policy's actions, here and in LeRobot.
   const auto at_init = chunk(*p);
   EXPECT_TRUE(torch::equal(at_init, base_chunk));
-  expect_close(at_init.flatten(), ref()["base_chunk"], 1e-4, 1e-4, "chunk at init");
+  expect_close(at_init.flatten(), ref()["base_chunk"], value_tol(), value_tol(), "chunk at init");
 }
 
 TEST_P(PiLoraReference, LossGradientsChunkAndAdapterKeysWithFilledAdaptersMatchPeft) {
@@ -124,7 +129,7 @@ TEST_P(PiLoraReference, LossGradientsChunkAndAdapterKeysWithFilledAdaptersMatchP
   fill_lora(*p, ref()["lora_fill_scale"]);
   p->train();
   auto out = p->forward(testing::pi_batch(tiny()), testing::pi_noise(tiny()), testing::pi_flow_time(tiny()));
-  expect_close(out.loss.item<double>(), ref()["loss"].get<double>(), 1e-5, 1e-6, "loss");
+  expect_close(out.loss.item<double>(), ref()["loss"].get<double>(), bf16() ? 1e-3 : 1e-5, 1e-6, "loss");
   out.loss.backward();
   std::map<std::string, torch::Tensor> params;
   std::vector<std::string> trainable_without;
@@ -144,12 +149,14 @@ TEST_P(PiLoraReference, LossGradientsChunkAndAdapterKeysWithFilledAdaptersMatchP
     ASSERT_TRUE(params.count(name)) << name;
     ASSERT_TRUE(params[name].grad().defined()) << name;
     const auto g = params[name].grad().to(torch::kDouble);
-    const double abs_sum = want["abs_sum"];
-    expect_close(g.abs().sum().item<double>(), abs_sum, 2e-4, 1e-6, name + " gradient |sum|");
-    expect_close(g.sum().item<double>(), want["sum"].get<double>(), 0, 2e-4 * abs_sum + 1e-6, name + " gradient sum");
+    const double abs_sum = want["abs_sum"], rtol = bf16() ? 2e-2 : 2e-4;  // bf16: as PiReference (measured up to 1.8 %)
+    EXPECT_EQ(g.size(0), params[name].size(0));
+    EXPECT_EQ(params[name].grad().scalar_type(), torch::kFloat) << name << ": adapters are float32";
+    expect_close(g.abs().sum().item<double>(), abs_sum, rtol, 1e-6, name + " gradient |sum|");
+    expect_close(g.sum().item<double>(), want["sum"].get<double>(), 0, rtol * abs_sum + 1e-6, name + " gradient sum");
   }
   const auto after = chunk(*p);
-  expect_close(after.flatten(), ref()["chunk"], 1e-4, 1e-4, "chunk with adapters");
+  expect_close(after.flatten(), ref()["chunk"], value_tol(), value_tol(), "chunk with adapters");
   EXPECT_GT((after - before).abs().max().item<double>(), 1e-3) << "the filled adapters move the chunk";
   // adapter_model.safetensors' names, dtypes and shapes as PEFT's save_pretrained writes them.
   std::map<std::string, Json> keys, want_keys;
@@ -164,7 +171,7 @@ TEST_P(PiLoraReference, PeftWrittenAdapterFolderLoadsAndGivesItsChunk) {
   const auto s = lora::load_adapter_folder(data("pi_lora/" + GetParam()), *p);
   EXPECT_EQ(s.r, ref()["r"].get<int64_t>());
   EXPECT_EQ(*s.target_regex, ref()["default_targets"]["target_modules"].get<std::string>());
-  expect_close(chunk(*p).flatten(), ref()["chunk"], 1e-4, 1e-4, "chunk with PEFT's adapter file");
+  expect_close(chunk(*p).flatten(), ref()["chunk"], value_tol(), value_tol(), "chunk with PEFT's adapter file");
 }
 
 TEST_P(PiLoraReference, WrittenAdapterFolderIsPeftsFileForFile) {
@@ -193,7 +200,7 @@ TEST_P(PiLoraReference, WrittenAdapterFolderIsPeftsFileForFile) {
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, PiLoraReference, ::testing::Values("pi0", "pi05"),
+INSTANTIATE_TEST_SUITE_P(Layouts, PiLoraReference, ::testing::Values("pi0", "pi05", "pi05_bf16"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
