@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Records what LeRobot 0.6.2 + PEFT do for LoRA on π0 and π0.5, for tests/policies/test_pi_lora_reference.cpp.
 
-Builds the tiny formula-filled π0 ("pi0") and π0.5 ("pi05") layouts of pi_reference.py (its patches,
-fill and batch; float32), wraps each as lerobot_train.py does with --peft.r=R --peft.lora_alpha=ALPHA
-(policy.wrap_with_peft(peft_cli_overrides=dataclasses.asdict(PeftConfig(...))), so the policy's own
+Builds the tiny formula-filled π0 ("pi0") and π0.5 ("pi05", float32; "pi05_bf16", LeRobot's bfloat16
+mix) layouts of pi_reference.py (its patches, fill and batch), wraps each as lerobot_train.py does
+with --peft.r=R --peft.lora_alpha=ALPHA (policy.wrap_with_peft(peft_cli_overrides=dataclasses.asdict(PeftConfig(...))), so the policy's own
 _get_default_peft_targets picks the modules) and records per layout:
   - default_targets: what _get_default_peft_targets returns;
   - the targeted module names, the trainable parameter names and shapes, PEFT's lora scaling, and

@@ -165,6 +165,17 @@ TEST(HubLoraBase, PushToHubOfAnAdapterRunPublishesTheAdaptersAndTheyLoadByHubId)
   double from_base = 0;
   for (size_t i = 0; i < hub.second.size(); ++i) from_base = std::max(from_base, std::fabs(double(hub.second[i]) - base.second[i]));
   EXPECT_GT(from_base, 1e-4) << "the adapters were not applied";
+
+  // A base given as a local folder: published as LeRobot would (the path in adapter_config.json),
+  // with a warning that only that machine can load it.
+  ASSERT_EQ(run_cli("train --policy.path=" + base_pm.string() + " --dataset.root=" + data.string() +
+                        " '--peft.target_modules=[linear1,linear2]' --peft.r=2 --batch_size=4 --steps=1 --num_workers=0"
+                        " --policy.push_to_hub=true --policy.repo_id=acme/act-lora-local --output_dir=" +
+                        (tmp.path / "lora_local").string(), &log), 0) << log;
+  EXPECT_NE(log.find("names a local base_model_name_or_path '" + base_pm.string() + "'"), std::string::npos) << log;
+  const Snapshot local_snap =
+      reader.snapshot(tmp.path / "reader/hub", RepoType::kModel, "acme/act-lora-local", "main", nullptr);
+  EXPECT_EQ(Json::parse(read_file(local_snap.dir / "adapter_config.json"))["base_model_name_or_path"], base_pm.string());
   ::unsetenv("HF_TOKEN");
 }
 
