@@ -17,6 +17,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/datasets/dataset_metadata.h"
+#include "lerobot/policies/lora/peft_config.h"
 #include "lerobot/policies/pi_config_base.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_logging.h"
@@ -58,6 +59,10 @@ does a sharded run fit? (any of these prints the per-GPU peak, term by term; doc
   (pi0/pi05 also follow --policy.dtype and --policy.gradient_checkpointing; other policies' units
   are not declared to estimate, so the whole model counts as one unit, and their activations are
   the measured step's, on a GPU only)
+
+With --peft.* (LeRobot's PEFT flags, e.g. --peft.r=16) a pi0/pi05 estimate also prints the LoRA
+adapters' trainable parameters and AdamW state for the policy's default targets (or
+--peft.target_modules), counted without building the model.
 
 For --policy.type=pi0 or pi05 it first prints the model's parameters by part and the memory per
 process (weights, gradients, AdamW state, activations with and without gradient_checkpointing,
@@ -154,13 +159,39 @@ int estimate_main(const Args& input) {
   const ShardFlags shard = take_shard_flags(args);
   const auto [dp_shard, processes] = estimate_dp_shard(shard, ef.num_gpus_given ? ef.num_gpus : 0);
   ef.num_gpus = static_cast<int>(processes);
-  TrainPipelineConfig cfg = parse_train_config(args);
+  // π with --peft.*: the adapters are sized here as a fine-tune of the policy (LeRobot's PEFT always
+  // starts from a checkpoint, which sizing does not need), so those flags stay out of the train
+  // config; any other policy's --peft.* run is measured as given.
+  Args without_peft = args;
+  Json peft_flags = nullptr;
+  for (size_t i = 0; i < without_peft.size();) {
+    if (without_peft[i].rfind("--peft.", 0) != 0) {
+      ++i;
+      continue;
+    }
+    const auto eq = without_peft[i].find('=');
+    const bool spaced = eq == std::string::npos && i + 1 < without_peft.size();
+    const std::string key = without_peft[i].substr(7, eq == std::string::npos ? std::string::npos : eq - 7);
+    const std::string value = eq != std::string::npos ? without_peft[i].substr(eq + 1) : spaced ? without_peft[i + 1] : "";
+    // A list as the flag parser reads one ('[q_proj,v_proj]'); anything else as text (a regex stays whole).
+    peft_flags[key] = !value.empty() && value.front() == '[' ? parse_yaml(value, "--peft." + key) : Json(value);
+    without_peft.erase(without_peft.begin() + static_cast<std::ptrdiff_t>(i),
+                       without_peft.begin() + static_cast<std::ptrdiff_t>(i + (spaced ? 2 : 1)));
+  }
+  TrainPipelineConfig cfg = parse_train_config(without_peft);
+  std::optional<lora::LoraSettings> lora_settings;
+  if (!peft_flags.is_null()) {
+    if (cfg.policy.as<PiConfigBase>())
+      lora_settings = lora::resolve_peft(*lora::peft_config_from_json(peft_flags), cfg.policy->type(), true);
+    else
+      cfg = parse_train_config(args);
+  }
   if (const auto* pi = cfg.policy.as<PiConfigBase>()) {
     int64_t cameras = ef.cameras;
     if (cameras == 0 && cfg.dataset.root)
       cameras = static_cast<int64_t>(load_dataset_metadata(*cfg.dataset.root).camera_keys().size()) + pi->empty_cameras;
     if (cameras == 0) cameras = 3;
-    print_pi_estimate(*pi, cfg.batch_size, cameras);
+    print_pi_estimate(*pi, cfg.batch_size, cameras, lora_settings ? &*lora_settings : nullptr);
     if (shard.given)
       print_shard_estimate(shard, dp_shard, cfg.batch_size, pi->gradient_checkpointing, pi->dtype,
                            [&](int64_t b, bool ckpt) { return pi_model_bytes(*pi, b, cameras, ckpt); });

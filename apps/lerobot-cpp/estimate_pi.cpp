@@ -5,6 +5,7 @@
 #include <string>
 
 #include "estimate_pi.h"
+#include "lerobot/policies/lora/lora_sizing.h"
 #include "lerobot/policies/pi/pi_sizing.h"
 #include "lerobot/policies/pi_config_base.h"
 
@@ -15,7 +16,7 @@ double gb(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0 
 
 }  // namespace
 
-void print_pi_estimate(const PiConfigBase& config, int64_t batch, int64_t cameras) {
+void print_pi_estimate(const PiConfigBase& config, int64_t batch, int64_t cameras, const lora::LoraSettings* lora) {
   const bool pi05 = config.type() == "pi05";
   const PaliGemmaArch arch = paligemma_arch(config);
   const PiSize size = pi_size(arch, pi05, config.max_state_dim, config.max_action_dim, config.freeze_vision_encoder,
@@ -52,6 +53,20 @@ void print_pi_estimate(const PiConfigBase& config, int64_t batch, int64_t camera
   }
   std::printf("(activations counted from this implementation's forward, checked against its heap at small sizes; "
               "CUDA's allocator and kernels' workspaces come on top)\n");
+  if (lora) {
+    // LeRobot's --peft.*: the base frozen, the adapters (float32, as PEFT keeps them) train.
+    const lora::AdapterCount c =
+        lora::count_adapters(lora::pi_linear_layers(arch, pi05, config.max_state_dim, config.max_action_dim), *lora);
+    std::printf("LoRA r=%lld (lora_alpha %lld) on %lld modules: %lld trainable parameters (%.3f%% of %lld)%s; AdamW state "
+                "%.1f MB against %.1f GB (float32) / %.1f GB (bfloat16) for the full fine-tune above; gradients %.1f MB; "
+                "the activations stay about as above (backward still runs through the expert)\n",
+                static_cast<long long>(lora->r), static_cast<long long>(lora->lora_alpha), static_cast<long long>(c.modules),
+                static_cast<long long>(c.trainable()), 100.0 * c.trainable() / size.parameters(),
+                static_cast<long long>(size.parameters()),
+                c.saved ? (" (" + std::to_string(c.saved) + " of them in modules to save)").c_str() : "",
+                c.adamw_bytes() / (1024.0 * 1024.0), gb(size.optimizer_bytes("float32")), gb(size.optimizer_bytes("bfloat16")),
+                4.0 * c.trainable() / (1024.0 * 1024.0));
+  }
 }
 
 }  // namespace lerobot::app

@@ -14,6 +14,7 @@
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/lora/lora_linear.h"
+#include "lerobot/policies/lora/lora_sizing.h"
 #include "lerobot/policies/lora/peft_adapter_io.h"
 #include "lerobot/policies/lora/peft_config.h"
 #include "lerobot/policies/pi/modeling_pi.h"
@@ -198,6 +199,31 @@ TEST_P(PiLoraReference, WrittenAdapterFolderIsPeftsFileForFile) {
     std::filesystem::copy(dir, std::string(keep) + "/" + GetParam(),
                           std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove_all(dir);
+}
+
+// `estimate --peft.*` counts π's adapters without a model (lora_sizing.h): its list of Linear layers
+// is the built model's, name for name and shape for shape, and what LeRobot's targets add to it is
+// what PEFT added to LeRobot's model.
+TEST_P(PiLoraReference, SizingWithoutAModelHasTheBuiltModelsLinearsAndPeftsCount) {
+  auto p = policy();
+  const auto built = lora::linear_layers(*p);
+  const auto counted = lora::pi_linear_layers(testing::pi_tiny_arch(tiny()), kind() == "pi05",
+                                              tiny()["max_state_dim"], tiny()["max_action_dim"]);
+  ASSERT_EQ(built.size(), counted.size());
+  for (size_t i = 0; i < built.size(); ++i)
+    EXPECT_TRUE(built[i] == counted[i]) << built[i].name << " " << built[i].in << "x" << built[i].out << " bias "
+                                        << built[i].bias << " vs " << counted[i].name << " " << counted[i].in << "x"
+                                        << counted[i].out << " bias " << counted[i].bias;
+  const auto c = lora::count_adapters(counted, settings());
+  EXPECT_EQ(c.modules, static_cast<int64_t>(ref()["targeted_modules"].size()));
+  EXPECT_EQ(c.trainable(), ref()["num_trainable"].get<int64_t>());
+  EXPECT_EQ(c.adamw_bytes(), 8 * ref()["num_trainable"].get<int64_t>());
+  lora::LoraSettings listed = settings();  // a list of names, PEFT's suffix match
+  listed.target_regex.reset();
+  listed.target_names = {"v_proj"};
+  EXPECT_EQ(lora::count_adapters(counted, listed).modules,
+            tiny()["vision"]["num_hidden_layers"].get<int64_t>() + tiny()["gemma"]["gemma_2b"]["depth"].get<int64_t>() +
+                tiny()["gemma"]["gemma_300m"]["depth"].get<int64_t>());  // SigLIP, Gemma and expert layers
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, PiLoraReference, ::testing::Values("pi0", "pi05", "pi05_bf16"),
