@@ -40,6 +40,12 @@ function(lerobot_test name)
   if(A_TORCH)
     lerobot_use_torch_pch(${name})
   endif()
+  # Test sources compile in batches (one translation unit each): a test file's own code is small
+  # next to the LibTorch templates every unit instantiates again, so batching them cuts the build
+  # on CI's 2 cores. Editing one test recompiles its batch; -DLEROBOT_UNITY_TESTS=OFF turns it off.
+  if(LEROBOT_UNITY_TESTS)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${LEROBOT_UNITY_BATCH})
+  endif()
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 600)
   endif()

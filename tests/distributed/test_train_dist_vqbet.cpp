@@ -19,7 +19,7 @@ std::string vqbet_flags(const std::string& dataset) {
          " --log_freq=10 --policy.device=cpu --steps=4";
 }
 
-std::string train(const std::string& dir, const std::string& name, const std::string& dataset, const std::string& flags) {
+std::string train_vqbet(const std::string& dir, const std::string& name, const std::string& dataset, const std::string& flags) {
   const std::string out = dir + "/" + name;
   auto r = run_command("timeout -k 5 240 " + cli() + " train" + vqbet_flags(dataset) + flags + " --output_dir=" + out);
   EXPECT_EQ(r.code, 0) << name << ":\n" << r.out;
@@ -31,8 +31,8 @@ TEST(TrainDataParallel, VQBeTCodebooksOfTwoProcessesMatchOneBigBatch) {
   one_thread_per_process();
   TempDir dir;
   const std::string ds = make_dataset(dir.path);
-  const Params one = load_params(final_model(train(dir.path, "one", ds, " --batch_size=8")));
-  const Params two = load_params(final_model(train(dir.path, "two", ds, " --batch_size=4 --num_processes=2")));
+  const Params one = load_params(final_model(train_vqbet(dir.path, "one", ds, " --batch_size=8")));
+  const Params two = load_params(final_model(train_vqbet(dir.path, "two", ds, " --batch_size=4 --num_processes=2")));
   ASSERT_FALSE(one.empty() || two.empty());
   for (int q = 0; q < 2; ++q) {
     const std::string p = "vqbet.action_head.vqvae_model.vq_layer.layers." + std::to_string(q) + "._codebook.";

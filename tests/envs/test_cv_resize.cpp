@@ -15,7 +15,7 @@
 namespace lerobot {
 namespace {
 
-const std::string kData = std::string(LEROBOT_SOURCE_DIR) + "/tests/envs/data/";
+const std::string kResizeData = std::string(LEROBOT_SOURCE_DIR) + "/tests/envs/data/";
 
 // The generator's input image: gradients, a checkerboard, a disc and sawtooth wraps (integers only).
 std::vector<uint8_t> pattern(int h, int w, int c) {
@@ -82,8 +82,8 @@ TEST(CvResizeTest, MatchesStoredOpenCvOutputsByteForByte) {
     const std::string name = "cv_resize_" + std::to_string(s.sh) + "x" + std::to_string(s.sw) + "x" +
                              std::to_string(s.c) + "_to_" + std::to_string(s.dh) + "x" +
                              std::to_string(s.dw) + ".bin";
-    std::ifstream f(kData + name, std::ios::binary);
-    ASSERT_TRUE(f.good()) << "missing " << kData + name;
+    std::ifstream f(kResizeData + name, std::ios::binary);
+    ASSERT_TRUE(f.good()) << "missing " << kResizeData + name;
     const std::vector<uint8_t> want((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     const std::vector<uint8_t> got = resize(s.sh, s.sw, s.c, s.dh, s.dw);
     ASSERT_EQ(got.size(), want.size()) << name;

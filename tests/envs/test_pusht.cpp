@@ -19,15 +19,15 @@
 namespace lerobot {
 namespace {
 
-const std::string kData = std::string(LEROBOT_SOURCE_DIR) + "/tests/envs/data/";
+const std::string kPushtData = std::string(LEROBOT_SOURCE_DIR) + "/tests/envs/data/";
 
 nlohmann::json load_reference() {
-  std::ifstream f(kData + "pusht_reference.json");
-  EXPECT_TRUE(f.good()) << "missing " << kData << "pusht_reference.json";
+  std::ifstream f(kPushtData + "pusht_reference.json");
+  EXPECT_TRUE(f.good()) << "missing " << kPushtData << "pusht_reference.json";
   return nlohmann::json::parse(f);
 }
 
-std::string read_bytes(const std::string& path) {
+std::string read_pusht_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -72,7 +72,7 @@ TEST(PushT, ResetDrawsNumpysStartState) {
 
 TEST(PushT, EpisodesMatchGymPushtStepByStep) {
   const auto ref = load_reference();
-  const std::string blob = read_bytes(kData + "pusht_reference.bin");
+  const std::string blob = read_pusht_bytes(kPushtData + "pusht_reference.bin");
   const int64_t s = ref.at("image_size").get<int64_t>();
   const size_t frame_size = static_cast<size_t>(s * s * 3);
   auto env = make_pusht();
@@ -220,10 +220,10 @@ TEST(PushT, RefusesWhatThePortDoesNotDo) {
 // the visualization size, with the last action's red cross (scripts/pusht_reference/
 // gym_pusht_render_reference.py), at LeRobot's 384x384, a non-square 120x200, 96x96 and 680x680.
 TEST(PushT, RenderedViewMatchesGymPusht) {
-  std::ifstream f(kData + "pusht_render_reference.json");
-  ASSERT_TRUE(f.good()) << "missing " << kData << "pusht_render_reference.json";
+  std::ifstream f(kPushtData + "pusht_render_reference.json");
+  ASSERT_TRUE(f.good()) << "missing " << kPushtData << "pusht_render_reference.json";
   const auto ref = nlohmann::json::parse(f);
-  const std::string blob = read_bytes(kData + "pusht_render_reference.bin");
+  const std::string blob = read_pusht_bytes(kPushtData + "pusht_render_reference.bin");
   size_t offset = 0;
   int frames = 0, with_cross = 0;
   for (const auto& view : ref.at("views")) {

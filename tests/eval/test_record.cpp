@@ -18,7 +18,7 @@
 namespace lerobot {
 namespace {
 
-fs::path temp_dir(const std::string& name) {
+fs::path record_temp_dir(const std::string& name) {
   fs::path p = lerobot::testing::process_temp_dir() / ("rec_" + name);
   fs::remove_all(p);
   return p;
@@ -53,7 +53,7 @@ SimEpisode simulate(const EnvConfig& cfg, int64_t seed) {
 
 void check_recording(EnvConfig& cfg, const std::string& description) {
   cfg.image_size = 64;
-  const fs::path root = temp_dir(cfg.type());
+  const fs::path root = record_temp_dir(cfg.type());
   RecordOptions ro;
   ro.seed = 3;
   ro.log_progress = false;
@@ -129,9 +129,9 @@ TEST(RecordExpert, Push2dDatasetIsValidAndReadsBack) {
 TEST(RecordExpert, RejectsSmallImagesAndUsedDirectories) {
   Reach2dEnvConfig cfg;
   cfg.image_size = 32;
-  EXPECT_THROW(record_expert_dataset(cfg, 1, temp_dir("small")), Error);
+  EXPECT_THROW(record_expert_dataset(cfg, 1, record_temp_dir("small")), Error);
   cfg.image_size = 64;
-  const fs::path used = temp_dir("used");
+  const fs::path used = record_temp_dir("used");
   fs::create_directories(used);
   std::ofstream(used / "something") << "x";
   EXPECT_THROW(record_expert_dataset(cfg, 1, used), Error);
@@ -142,7 +142,7 @@ TEST(RecordExpert, RejectsSmallImagesAndUsedDirectories) {
 // and nothing is written.
 TEST(RecordExpert, PushTIsRefusedNamingLeRobotsDataset) {
   PushtEnvConfig cfg;
-  const fs::path out = temp_dir("pusht");
+  const fs::path out = record_temp_dir("pusht");
   try {
     record_expert_dataset(cfg, 1, out);
     FAIL() << "recording PushT was accepted";
@@ -154,7 +154,7 @@ TEST(RecordExpert, PushTIsRefusedNamingLeRobotsDataset) {
 }
 
 TEST(BuiltinDataset, GeneratedOnceThenReusedAndLeftoversCleaned) {
-  const fs::path cache = temp_dir("cache");
+  const fs::path cache = record_temp_dir("cache");
   ASSERT_EQ(setenv("LEROBOT_CPP_CACHE", cache.c_str(), 1), 0);
   Reach2dEnvConfig cfg;
   cfg.image_size = 64;

@@ -12,8 +12,8 @@
 namespace lerobot {
 namespace {
 
-const fs::path kRoot = fs::path(LEROBOT_FIXTURES_DIR) / "lerobot-v3-record-test";
-const fs::path kData = kRoot / "data/chunk-000/file-000.parquet";
+const fs::path kFixtureRoot = fs::path(LEROBOT_FIXTURES_DIR) / "lerobot-v3-record-test";
+const fs::path kFixtureData = kFixtureRoot / "data/chunk-000/file-000.parquet";
 
 bool close_rel(double a, double b, double tol) {
   return std::abs(a - b) <= tol * std::max({1.0, std::abs(a), std::abs(b)});
@@ -39,7 +39,7 @@ void check_stats(const std::vector<double>& v, size_t dim, const nlohmann::json&
 }
 
 TEST(ParquetFixture, DataFileShapeAndSchema) {
-  ParquetFile f(kData);
+  ParquetFile f(kFixtureData);
   EXPECT_EQ(f.num_rows(), 1492);
   ASSERT_EQ(f.num_row_groups(), 4);
   int64_t total = 0;
@@ -62,8 +62,8 @@ TEST(ParquetFixture, DataFileShapeAndSchema) {
 }
 
 TEST(ParquetFixture, ValuesMatchStatsJson) {
-  ParquetFile f(kData);
-  auto stats = nlohmann::json::parse(read_file(kRoot / "meta/stats.json"));
+  ParquetFile f(kFixtureData);
+  auto stats = nlohmann::json::parse(read_file(kFixtureRoot / "meta/stats.json"));
   for (const std::string key : {"action", "observation.state"}) {
     ParquetColumn<float> c = f.read_float_list(key);
     EXPECT_EQ(c.num_rows, 1492);
@@ -79,7 +79,7 @@ TEST(ParquetFixture, ValuesMatchStatsJson) {
 }
 
 TEST(ParquetFixture, IndexEpisodeAndFrameConsistent) {
-  ParquetFile f(kData);
+  ParquetFile f(kFixtureData);
   auto index = f.read_int64("index");
   auto ep = f.read_int64("episode_index");
   auto fi = f.read_int64("frame_index");
@@ -107,12 +107,12 @@ TEST(ParquetFixture, IndexEpisodeAndFrameConsistent) {
 }
 
 TEST(ParquetFixture, EpisodesMetadata) {
-  ParquetFile f(kRoot / "meta/episodes/chunk-000/file-000.parquet");
+  ParquetFile f(kFixtureRoot / "meta/episodes/chunk-000/file-000.parquet");
   ASSERT_EQ(f.num_rows(), 4);
   auto tasks = f.read_string_list("tasks");
   ASSERT_EQ(tasks.num_rows, 4);
   ASSERT_EQ(tasks.offsets[0].size(), 5u);
-  ParquetFile tf(kRoot / "meta/tasks.parquet");
+  ParquetFile tf(kFixtureRoot / "meta/tasks.parquet");
   std::string task = tf.read_string("__index_level_0__").at(0);
   for (int e = 0; e < 4; ++e) {
     ASSERT_EQ(tasks.offsets[0][e + 1] - tasks.offsets[0][e], 1);
@@ -122,7 +122,7 @@ TEST(ParquetFixture, EpisodesMetadata) {
   auto from = f.read_int64("dataset_from_index");
   auto to = f.read_int64("dataset_to_index");
   auto length = f.read_int64("length");
-  ParquetFile data(kData);
+  ParquetFile data(kFixtureData);
   int64_t expect_from = 0;
   for (int e = 0; e < 4; ++e) {
     EXPECT_EQ(ep[e], e);
@@ -152,7 +152,7 @@ TEST(ParquetFixture, EpisodesMetadata) {
   auto m = f.read<double>("stats/observation.images.front/mean");
   for (double v : m.values) EXPECT_TRUE(v >= 0.0 && v <= 1.0);
   // stats/action/mean per episode combine (count-weighted) to the global mean in stats.json.
-  auto stats = nlohmann::json::parse(read_file(kRoot / "meta/stats.json"));
+  auto stats = nlohmann::json::parse(read_file(kFixtureRoot / "meta/stats.json"));
   auto am = f.read<double>("stats/action/mean");
   ASSERT_EQ(am.fixed_width(), 6);
   for (int d = 0; d < 6; ++d) {
@@ -163,7 +163,7 @@ TEST(ParquetFixture, EpisodesMetadata) {
 }
 
 TEST(ParquetFixture, TasksPandasIndex) {
-  ParquetFile f(kRoot / "meta/tasks.parquet");
+  ParquetFile f(kFixtureRoot / "meta/tasks.parquet");
   ASSERT_EQ(f.num_rows(), 1);
   auto idx = f.pandas_index_columns();
   ASSERT_EQ(idx.size(), 1u);

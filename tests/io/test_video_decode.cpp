@@ -15,7 +15,7 @@ namespace lerobot {
 namespace {
 
 const std::string kName = "h264-640x480-10fps-93frames.mp4";
-const std::string kFixture = std::string(LEROBOT_FIXTURES_DIR) + "/video/" + kName;
+const std::string kDecodeFixture = std::string(LEROBOT_FIXTURES_DIR) + "/video/" + kName;
 
 std::vector<RgbFrame> decode_all(const std::string& path, PixelLayout layout, int threads = 1) {
   VideoDecoder d(path, DecoderOptions{threads});
@@ -27,12 +27,12 @@ std::vector<RgbFrame> decode_all(const std::string& path, PixelLayout layout, in
 
 // The fixture decoded once, sequentially, in CHW (shared by several tests).
 const std::vector<RgbFrame>& sequential_chw() {
-  static const std::vector<RgbFrame> frames = decode_all(kFixture, PixelLayout::kCHW);
+  static const std::vector<RgbFrame> frames = decode_all(kDecodeFixture, PixelLayout::kCHW);
   return frames;
 }
 
 TEST(VideoDecode, FixtureSequentialGives93FramesAtTenthsOfSeconds) {
-  VideoDecoder d(kFixture);
+  VideoDecoder d(kDecodeFixture);
   EXPECT_EQ(d.width(), 640);
   EXPECT_EQ(d.height(), 480);
   EXPECT_NEAR(d.fps(), 10.0, 1e-9);
@@ -50,7 +50,7 @@ TEST(VideoDecode, FixtureSequentialGives93FramesAtTenthsOfSeconds) {
 
 TEST(VideoDecode, FullRangeMatchesFfmpegCliRgb24) {
   // `ffmpeg -pix_fmt rgb24` converts yuvj420p as full range; so must we.
-  std::string cmd = "ffmpeg -v error -i '" + kFixture + "' -frames:v 3 -f rawvideo -pix_fmt rgb24 -";
+  std::string cmd = "ffmpeg -v error -i '" + kDecodeFixture + "' -frames:v 3 -f rawvideo -pix_fmt rgb24 -";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   const size_t bytes = size_t(640) * 480 * 3;
@@ -58,7 +58,7 @@ TEST(VideoDecode, FullRangeMatchesFfmpegCliRgb24) {
   size_t got = fread(ref.data(), 1, ref.size(), p);
   pclose(p);
   ASSERT_EQ(got, ref.size()) << "ffmpeg CLI output was short; is ffmpeg installed?";
-  VideoDecoder d(kFixture);
+  VideoDecoder d(kDecodeFixture);
   std::vector<RgbFrame> ours(3);
   for (auto& f : ours) ASSERT_TRUE(d.next(f, PixelLayout::kHWC));
   for (int k = 0; k < 3; ++k) {
@@ -75,7 +75,7 @@ TEST(VideoDecode, FullRangeMatchesFfmpegCliRgb24) {
 }
 
 TEST(VideoDecode, ChwIsTheTransposeOfHwc) {
-  VideoDecoder d(kFixture);
+  VideoDecoder d(kDecodeFixture);
   ASSERT_TRUE(d.advance());
   std::vector<uint8_t> hwc(d.frame_bytes()), chw(d.frame_bytes());
   d.convert_current(hwc.data(), PixelLayout::kHWC);
@@ -93,7 +93,7 @@ TEST(VideoDecode, ChwIsTheTransposeOfHwc) {
 TEST(VideoDecode, RandomAccessMatchesSequentialDecoding) {
   const std::vector<RgbFrame>& seq = sequential_chw();
   ASSERT_EQ(seq.size(), 93u);
-  VideoDecoder d(kFixture);
+  VideoDecoder d(kDecodeFixture);
   std::vector<double> ts = {4.0, 0.3, 9.2, 4.1, 0.0, 4.0, 7.7, 4.6, 4.7, 4.8};
   std::vector<RgbFrame> got = decode_frames_at(d, ts);
   ASSERT_EQ(got.size(), ts.size());
@@ -105,7 +105,7 @@ TEST(VideoDecode, RandomAccessMatchesSequentialDecoding) {
   // A later call going backwards reseeks and still matches.
   // Around the second keyframe (pts 4.7; B-frames make its dts earlier), one query per call.
   for (double t : {4.5, 4.6, 4.7, 4.8}) {
-    VideoDecoder fresh(kFixture);
+    VideoDecoder fresh(kDecodeFixture);
     EXPECT_EQ(decode_frames_at(fresh, {t})[0].data, seq[size_t(std::lround(t * 10))].data) << t;
   }
   std::vector<RgbFrame> back = decode_frames_at(d, {1.5, 1.6});
@@ -115,7 +115,7 @@ TEST(VideoDecode, RandomAccessMatchesSequentialDecoding) {
 
 TEST(VideoDecode, SequentialLookupsDoNotReseek) {
   const std::vector<RgbFrame>& seq = sequential_chw();
-  VideoDecoder d(kFixture);
+  VideoDecoder d(kDecodeFixture);
   for (int k = 30; k < 60; ++k) {
     // float32-rounded timestamps, as stored in LeRobot parquet files.
     double ts = double(float(k / 10.0));
@@ -127,7 +127,7 @@ TEST(VideoDecode, SequentialLookupsDoNotReseek) {
 
 TEST(VideoDecode, MultiThreadedDecoderGivesSamePixels) {
   const std::vector<RgbFrame>& one = sequential_chw();
-  std::vector<RgbFrame> all = decode_all(kFixture, PixelLayout::kCHW, 0);
+  std::vector<RgbFrame> all = decode_all(kDecodeFixture, PixelLayout::kCHW, 0);
   ASSERT_EQ(one.size(), all.size());
   for (size_t k = 0; k < one.size(); k += 10) {
     EXPECT_EQ(one[k].data, all[k].data);
@@ -136,7 +136,7 @@ TEST(VideoDecode, MultiThreadedDecoderGivesSamePixels) {
 }
 
 TEST(VideoDecode, TimestampBetweenFramesThrowsNamingFileAndNearestPts) {
-  VideoDecoder d(kFixture);
+  VideoDecoder d(kDecodeFixture);
   try {
     decode_frames_at(d, {0.05});
     FAIL() << "expected lerobot::Error";
@@ -167,7 +167,7 @@ TEST(VideoDecode, MissingFileErrorNamesIt) {
 }
 
 TEST(VideoProbe, FixtureFacts) {
-  VideoInfo info = probe_video(kFixture);
+  VideoInfo info = probe_video(kDecodeFixture);
   EXPECT_EQ(info.codec, "h264");
   EXPECT_EQ(info.width, 640);
   EXPECT_EQ(info.height, 480);

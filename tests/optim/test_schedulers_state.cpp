@@ -14,9 +14,9 @@
 using namespace lerobot;
 
 namespace {
-const double kPi = std::acos(-1.0);
+const double kPiValue = std::acos(-1.0);
 
-fs::path temp_dir(const std::string& name) {
+fs::path state_temp_dir(const std::string& name) {
   return lerobot::testing::fresh_temp_dir("optim_" + name);
 }
 }  // namespace
@@ -28,10 +28,10 @@ TEST(Schedulers, DiffusersCosine) {
   EXPECT_DOUBLE_EQ(f(499), 499.0 / 500.0);
   EXPECT_DOUBLE_EQ(f(500), 1.0);  // warm-up end
   EXPECT_NEAR(f(1000), 0.5, 1e-12);  // half-way through the decay
-  EXPECT_NEAR(f(750), 0.5 * (1 + std::cos(kPi * 0.25)), 1e-12);
+  EXPECT_NEAR(f(750), 0.5 * (1 + std::cos(kPiValue * 0.25)), 1e-12);
   EXPECT_NEAR(f(1500), 0.0, 1e-12);  // the end
   EXPECT_GE(f(1500), 0.0);
-  EXPECT_NEAR(f(2000), 0.5 * (1 + std::cos(kPi * 1.5)), 1e-12);  // past the end: cos rises again
+  EXPECT_NEAR(f(2000), 0.5 * (1 + std::cos(kPiValue * 1.5)), 1e-12);  // past the end: cos rises again
 }
 
 TEST(Schedulers, DiffusersOthers) {
@@ -73,12 +73,12 @@ TEST(Schedulers, CosineDecayWithWarmup) {
   auto f = cosine_decay_with_warmup_lambda(c, 1000);
   EXPECT_DOUBLE_EQ(f(0), 1.0 / 11.0);
   EXPECT_NEAR(f(5), (1.0 / 11.0 - 1.0) * 0.5 + 1.0, 1e-12);
-  EXPECT_NEAR(f(10), 0.9 * 0.5 * (1 + std::cos(kPi * 0.1)) + 0.1, 1e-12);
+  EXPECT_NEAR(f(10), 0.9 * 0.5 * (1 + std::cos(kPiValue * 0.1)) + 0.1, 1e-12);
   EXPECT_NEAR(f(100), 0.1, 1e-12);
   EXPECT_NEAR(f(500), 0.1, 1e-12);
   // --steps 50 < decay 100: warm-up 5, decay 50.
   auto g = cosine_decay_with_warmup_lambda(c, 50);
-  EXPECT_NEAR(g(5), 0.9 * 0.5 * (1 + std::cos(kPi * 5.0 / 50.0)) + 0.1, 1e-12);
+  EXPECT_NEAR(g(5), 0.9 * 0.5 * (1 + std::cos(kPiValue * 5.0 / 50.0)) + 0.1, 1e-12);
   EXPECT_NEAR(g(50), 0.1, 1e-12);
   // num_decay_steps is required (LeRobot's field has no default): 0 would divide 0 by 0 after the
   // warm-up and train at a NaN lr.
@@ -137,7 +137,7 @@ TEST(Schedulers, LambdaLRSemanticsAndState) {
   EXPECT_NE(text.find("0.0"), std::string::npos) << text;
 
   // Save/load into a fresh scheduler; it continues where the first one was.
-  auto dir = temp_dir("sched");
+  auto dir = state_temp_dir("sched");
   s.save(dir / kSchedulerStateFile);
   auto opt2 = make_optimizer(cfg, {ParamGroup{{a}, {}, std::nullopt}, ParamGroup{{b}, {}, 1e-4}});
   Scheduler s2(*opt2, lambda);
@@ -185,7 +185,7 @@ TEST(OptimizerState, SaveLoadContinuesBitIdentically) {
 
   Toy first(7);
   for (int k = 0; k < 3; ++k) first.train_step(k);
-  auto dir = temp_dir("state");
+  auto dir = state_temp_dir("state");
   save_optimizer_state(*first.opt, dir, first.sched->base_lrs());
   first.sched->save(dir / kSchedulerStateFile);
 
@@ -250,7 +250,7 @@ TEST(OptimizerState, SaveLoadContinuesBitIdentically) {
 TEST(OptimizerState, MismatchedGroupsAreACheckpointError) {
   Toy a(1);
   a.train_step(0);
-  auto dir = temp_dir("mismatch");
+  auto dir = state_temp_dir("mismatch");
   save_optimizer_state(*a.opt, dir);
   AdamWConfig cfg;
   auto p = torch::zeros({3}, torch::requires_grad());

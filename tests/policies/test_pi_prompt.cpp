@@ -27,7 +27,7 @@ double value_of(const Json& v) {
 }
 
 // A float32 tensor from nested JSON lists (the values are float32 already, so exact).
-torch::Tensor tensor_of(const Json& j) {
+torch::Tensor prompt_tensor_of(const Json& j) {
   std::vector<int64_t> shape;
   for (const Json* p = &j; p->is_array(); p = &(*p)[0]) shape.push_back(static_cast<int64_t>(p->size()));
   std::vector<float> flat;
@@ -47,7 +47,7 @@ TEST(PiPrompt, Pi05PromptsMatchLeRobot) {
   const Json ref = Json::parse(read_file(kCases));
   ASSERT_EQ(ref["pi05"].size(), 4u);
   for (const Json& c : ref["pi05"]) {
-    const auto state = tensor_of(c["state"]);
+    const auto state = prompt_tensor_of(c["state"]);
     const auto got = pi05_prompts(strings(c["tasks"]), state, c["include_state"].get<bool>());
     EXPECT_EQ(got, strings(c["prompts"])) << c["tasks"].dump();
   }

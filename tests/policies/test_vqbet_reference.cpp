@@ -17,7 +17,7 @@
 namespace lerobot {
 namespace {
 
-const Json& reference() {
+const Json& vqbet_reference() {
   static const Json j = [] {
     std::ifstream in(std::string(LEROBOT_SOURCE_DIR) + "/tests/policies/data/vqbet_reference.json");
     return Json::parse(in);
@@ -26,14 +26,14 @@ const Json& reference() {
 }
 
 // The script's formula (policy_test_helpers.h).
-torch::Tensor formula(int64_t n, int64_t k, double scale) { return testing::reference_formula(n, k, scale); }
+torch::Tensor vqbet_formula(int64_t n, int64_t k, double scale) { return testing::reference_formula(n, k, scale); }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 VQBeTConfig reference_config() {
-  const auto& r = reference();
+  const auto& r = vqbet_reference();
   const auto& c = r["config"];
   VQBeTConfig cfg;
   cfg.n_obs_steps = c["n_obs_steps"];
@@ -71,7 +71,7 @@ std::shared_ptr<VQBeTPolicy> make_policy(bool discretized) {
     const bool natural = ends_with(name, "running_mean") || ends_with(name, "running_var") ||
                          ends_with(name, "pos_grid") || ends_with(name, ".attn.bias") || ends_with(name, "initted") ||
                          ends_with(name, "cluster_size") || ends_with(name, "embed_avg");
-    if (t.is_floating_point() && !natural) t.copy_(formula(t.numel(), k, 0.1).view(t.sizes()));
+    if (t.is_floating_point() && !natural) t.copy_(vqbet_formula(t.numel(), k, 0.1).view(t.sizes()));
     ++k;
   }
   for (auto& [name, t] : sd)
@@ -88,15 +88,15 @@ std::shared_ptr<VQBeTPolicy> make_policy(bool discretized) {
 }
 
 Batch reference_inputs() {
-  const auto& r = reference();
+  const auto& r = vqbet_reference();
   const auto& c = r["config"];
   const int64_t B = r["batch"], n = c["n_obs_steps"], S = r["state_dim"], A = r["action_dim"];
   const int64_t L = n + c["n_action_pred_token"].get<int64_t>() + c["action_chunk_size"].get<int64_t>() - 2;
   const auto img = r["image_shape"].get<std::vector<int64_t>>();
   Batch b;
-  b["observation.state"] = formula(B * n * S, 101, 1.0).view({B, n, S});
-  b["observation.image"] = (formula(B * n * img[0] * img[1] * img[2], 102, 1.0) * 0.5 + 0.5).view({B, n, img[0], img[1], img[2]});
-  b["action"] = formula(B * L * A, 103, 1.0).view({B, L, A});
+  b["observation.state"] = vqbet_formula(B * n * S, 101, 1.0).view({B, n, S});
+  b["observation.image"] = (vqbet_formula(B * n * img[0] * img[1] * img[2], 102, 1.0) * 0.5 + 0.5).view({B, n, img[0], img[1], img[2]});
+  b["action"] = vqbet_formula(B * L * A, 103, 1.0).view({B, L, A});
   b["action_is_pad"] = torch::zeros({B, L}, torch::kBool);
   return b;
 }
@@ -120,7 +120,7 @@ void expect_close(double actual, double expected, double rtol, double atol, cons
 TEST(VQBeTReference, StateDictNamesShapesAndDtypesAreLeRobots) {
   auto policy = make_policy(false);
   const auto sd = policy->state_dict();
-  const auto& keys = reference()["keys"];
+  const auto& keys = vqbet_reference()["keys"];
   EXPECT_EQ(sd.size(), keys.size());
   for (const auto& [name, spec] : keys.items()) {
     auto it = sd.find(name);
@@ -135,7 +135,7 @@ TEST(VQBeTReference, StateDictNamesShapesAndDtypesAreLeRobots) {
 TEST(VQBeTReference, OptimizerGroupsAreGetOptimParams) {
   auto policy = make_policy(false);
   const auto groups = policy->optim_param_groups();
-  const auto& ref = reference()["optim_groups"];
+  const auto& ref = vqbet_reference()["optim_groups"];
   ASSERT_EQ(groups.size(), ref.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     EXPECT_EQ(groups[g].names, ref[g]["names"].get<std::vector<std::string>>()) << "group " << g;
@@ -155,7 +155,7 @@ TEST(VQBeTReference, PhaseOneTrainsTheVqVaeAndUpdatesTheCodebooksAsLeRobot) {
   policy->train();
   auto out = policy->forward(reference_inputs());
   out.loss.backward();
-  const auto& r = reference()["phase1"];
+  const auto& r = vqbet_reference()["phase1"];
   expect_close(out.loss.item<double>(), r["loss"], 1e-4, 1e-6, "phase-1 loss");
   for (const auto& [k, v] : r["values"].items()) {
     ASSERT_TRUE(out.values.count(k)) << "no logged value " << k;
@@ -187,7 +187,7 @@ TEST(VQBeTReference, PhaseTwoLossAndGradientsAreLeRobots) {
   const auto before = policy->state_dict().at("vqbet.action_head.vqvae_model.vq_layer.layers.0._codebook.embed").clone();
   auto out = policy->forward(reference_inputs());
   out.loss.backward();
-  const auto& r = reference()["phase2"];
+  const auto& r = vqbet_reference()["phase2"];
   expect_close(out.loss.item<double>(), r["loss"], 1e-4, 1e-5, "phase-2 loss");
   for (const auto& [k, v] : r["values"].items()) {
     ASSERT_TRUE(out.values.count(k)) << "no logged value " << k;
@@ -215,8 +215,8 @@ TEST(VQBeTReference, RolloutActionsAreLeRobots) {
   auto policy = make_policy(true);
   policy->reset();
   const auto batch = reference_inputs();
-  const auto& r = reference()["rollout_actions"];
-  const int64_t n = reference()["config"]["n_obs_steps"];
+  const auto& r = vqbet_reference()["rollout_actions"];
+  const int64_t n = vqbet_reference()["config"]["n_obs_steps"];
   for (size_t t = 0; t < r.size(); ++t) {
     const int64_t s = static_cast<int64_t>(t) % n;
     Batch obs;

@@ -60,7 +60,7 @@ fs::path write_json(const fs::path& p, const Json& j) {
   return p;
 }
 
-std::vector<Json> jsonl(const fs::path& p) {
+std::vector<Json> read_jsonl_rows(const fs::path& p) {
   std::vector<Json> out;
   std::ifstream in(p);
   for (std::string line; std::getline(in, line);)
@@ -293,7 +293,7 @@ TEST(LeRobotRun, CheckpointInLeRobotLayoutResumesWithTheSchedulerLrAndAdamMoment
   ASSERT_EQ(run_cli("train --resume=true --config_path=" + (ckpt / "pretrained_model").string(), &log), 0) << log;
 
   // Continued at step 5 with the lr LeRobot's scheduler gives there, then step 6.
-  const auto lines = jsonl(run / "train_metrics.jsonl");
+  const auto lines = read_jsonl_rows(run / "train_metrics.jsonl");
   ASSERT_EQ(lines.size(), 2u) << log;
   EXPECT_EQ(lines[0]["step"], 5);
   EXPECT_EQ(lines[1]["step"], 6);
