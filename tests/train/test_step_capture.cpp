@@ -111,11 +111,9 @@ struct StepsRun {
   bool replayed = false;  // the last step was a graph replay
 };
 
-// The device is the suite's default (ctest's LEROBOT_CPP_DEFAULT_DEVICE=cpu) unless `extra` names one.
-StepsRun run_steps(bool static_buffers, int steps, const std::string& name, std::vector<std::string> extra) {
-  extra.push_back("--batch_size=2");
-  auto setup = make_train_setup(parse_train_config(testing::tiny_act_run(testing::train_scratch() / name, steps, extra)),
-                                LaunchEnv{}, std::nullopt);
+// `args`: the whole command line of the run.
+StepsRun run_steps_of(bool static_buffers, int steps, const std::vector<std::string>& args) {
+  auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
   const UpdateStepParts parts = update_step_parts(*setup);
   UpdateStep update(parts);
   CapturedUpdateStep captured(update, parts,
@@ -136,6 +134,36 @@ StepsRun run_steps(bool static_buffers, int steps, const std::string& name, std:
   return r;
 }
 
+// The tiny ACT run. The device is the suite's default (ctest's LEROBOT_CPP_DEFAULT_DEVICE=cpu)
+// unless `extra` names one.
+StepsRun run_steps(bool static_buffers, int steps, const std::string& name, std::vector<std::string> extra) {
+  extra.push_back("--batch_size=2");
+  return run_steps_of(static_buffers, steps, testing::tiny_act_run(testing::train_scratch() / name, steps, extra));
+}
+
+// LoRA adapters (#41, --peft.*) on a one-step tiny ACT checkpoint, as LeRobot needs target modules
+// for ACT: its encoder layers' feed-forward Linears. `extra` as for run_steps.
+std::vector<std::string> lora_act_run(const std::string& name, int steps, const std::vector<std::string>& extra) {
+  static const std::string base = [] {
+    const auto out = testing::train_scratch() / "capture_lora_base";
+    testing::run_train(testing::tiny_act_run(out, 1, {}));
+    return (out / "checkpoints/last/pretrained_model").string();
+  }();
+  std::vector<std::string> args = {"--policy.path=" + base,
+                                   "--dataset.root=" + testing::reach2d_dataset().string(),
+                                   "--peft.method_type=LORA",
+                                   "--peft.r=4",
+                                   "--peft.target_modules=[linear1,linear2]",
+                                   "--batch_size=2",
+                                   "--steps=" + std::to_string(steps),
+                                   "--log_freq=1",
+                                   "--num_workers=0",
+                                   "--seed=7",
+                                   "--output_dir=" + (testing::train_scratch() / name).string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 TEST(CapturedUpdateStep, FiftyStepsThroughTheStaticBuffersEqualThePlainSteps) {
   const StepsRun plain = run_steps(false, 50, "capture_plain", {});
   const StepsRun through_buffers = run_steps(true, 50, "capture_static", {});
@@ -146,6 +174,41 @@ TEST(CapturedUpdateStep, FiftyStepsThroughTheStaticBuffersEqualThePlainSteps) {
   EXPECT_TRUE(torch::equal(plain.last_param, through_buffers.last_param));
   // The batches differ from step to step, so a stale input buffer would show.
   EXPECT_NE(plain.losses.front(), plain.losses[1]);
+}
+
+// With LoRA adapters the capture plan is the plain run's (here only the CPU keeps it eager), and
+// 20 steps through the static buffers equal the plain steps: the optimizer sees the adapters only,
+// and they move.
+TEST(CapturedUpdateStep, LoraAdaptersThroughTheStaticBuffersEqualThePlainSteps) {
+  {
+    auto setup = make_train_setup(parse_train_config(lora_act_run("capture_lora_plan", 1, {})), LaunchEnv{}, std::nullopt);
+    ASSERT_TRUE(setup->peft.has_value());
+    const UpdateStepParts parts = update_step_parts(*setup);
+    UpdateStep update(parts);
+    StepCaptureFacts facts = step_capture_facts(parts, update, true, 1);
+    EXPECT_EQ(facts.policy_blocker, "") << "ACT with adapters has nothing the capture refuses";
+    facts.graphs_available = true;  // what a CUDA build on a GPU reports
+    facts.device = "cuda:0";
+    facts.skips_on_device = true;   // the fused AdamW there
+    EXPECT_TRUE(plan_step_capture(facts).capture) << plan_step_capture(facts).why_not;
+    for (const auto& p : update.params()) EXPECT_TRUE(p.requires_grad());
+    int64_t trainable = 0, total = 0;
+    for (const auto& p : setup->policy->parameters()) {
+      total += p.numel();
+      if (p.requires_grad()) trainable += p.numel();
+    }
+    int64_t stepped = 0;
+    for (const auto& p : update.params()) stepped += p.numel();
+    EXPECT_EQ(stepped, trainable) << "the optimizer steps exactly the adapters";
+    EXPECT_LT(trainable * 10, total);
+  }
+  const StepsRun plain = run_steps_of(false, 20, lora_act_run("capture_lora_plain", 20, {}));
+  const StepsRun through_buffers = run_steps_of(true, 20, lora_act_run("capture_lora_static", 20, {}));
+  ASSERT_EQ(plain.losses.size(), 20u);
+  ASSERT_EQ(through_buffers.losses.size(), 20u);
+  for (size_t i = 0; i < plain.losses.size(); ++i) EXPECT_EQ(plain.losses[i], through_buffers.losses[i]) << "step " << i;
+  EXPECT_TRUE(torch::equal(plain.last_param, through_buffers.last_param));
+  EXPECT_NE(plain.losses.front(), plain.losses.back()) << "the adapters train";
 }
 
 // A learning-rate schedule under capture: the fused kernels read the lr from a device tensor that
@@ -182,8 +245,9 @@ TEST(CapturedUpdateStep, AScheduledLrReadFromTheDeviceEqualsTheHostLr) {
 // show in the later losses). `steps` 12 unless said. The attention is the composite one: the
 // fused kernel's CUDA backward accumulates with atomics, so two runs of it differ in the last
 // bits, and lr 1e-3 grows that past 1e-4 within a few steps (H200, 2026-11-26: from step 6).
+// `lora`: the run is lora_act_run's (adapters on the tiny ACT checkpoint) instead of the tiny ACT.
 void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, const std::string& name,
-                                AttentionKernel kernel = AttentionKernel::kComposite, int steps = 12) {
+                                AttentionKernel kernel = AttentionKernel::kComposite, int steps = 12, bool lora = false) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (none here): the capture runs on a GPU only";
   if (!DeviceGraph::available(torch::Device(torch::kCUDA, 0)))
     GTEST_SKIP() << "this build has no CUDA graphs (a CPU LibTorch, 1.x, or LEROBOT_CUDA_GRAPHS=OFF)";
@@ -193,8 +257,11 @@ void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, co
   flags.insert(flags.end(), policy_flags.begin(), policy_flags.end());
   std::vector<std::string> eager_flags = flags;
   eager_flags.push_back("--cuda.graphs=false");
-  const StepsRun eager = run_steps(false, steps, name + "_eager", eager_flags);
-  const StepsRun graphed = run_steps(false, steps, name + "_graph", flags);
+  auto run = [&](const std::string& run_name, const std::vector<std::string>& f) {
+    return lora ? run_steps_of(false, steps, lora_act_run(run_name, steps, f)) : run_steps(false, steps, run_name, f);
+  };
+  const StepsRun eager = run(name + "_eager", eager_flags);
+  const StepsRun graphed = run(name + "_graph", flags);
   ASSERT_FALSE(eager.replayed);
   ASSERT_TRUE(graphed.replayed) << "the run was not captured (see the log for why)";
   ASSERT_EQ(graphed.losses.size(), eager.losses.size());
@@ -207,6 +274,13 @@ void expect_replays_equal_eager(const std::vector<std::string>& policy_flags, co
 
 TEST(CapturedUpdateStep, OnCudaTheReplaysEqualTheEagerStepsWithoutRandomness) {
   expect_replays_equal_eager({"--policy.dropout=0", "--policy.use_vae=false"}, "cuda_capture_plain");
+}
+
+// LoRA adapters on ACT (#41): the captured step replays the eager steps, the optimizer stepping
+// only the adapters.
+TEST(CapturedUpdateStep, OnCudaLoraAdaptersReplayTheEagerSteps) {
+  expect_replays_equal_eager({"--policy.dropout=0"}, "cuda_capture_lora",
+                             AttentionKernel::kComposite, 12, /*lora=*/true);
 }
 
 // Dropout and the VAE's sample draw from the CUDA generator inside the graph: each replay gets the
