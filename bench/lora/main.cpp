@@ -95,13 +95,19 @@ void full_size_smolvla(const fs::path& smolvlm_dir, int64_t r) {
               static_cast<double>(c.trainable) / c.adapters);
 }
 
-void full_size_pi05(int64_t r) {
+// π0.5's defaults on CPU with one 224-pixel camera and a 6-dim state and action.
+PI05Config pi05_config() {
   PI05Config cfg;
   cfg.device = "cpu";
   cfg.input_features["observation.images.base_0_rgb"] = {"VISUAL", {3, 224, 224}};
   cfg.input_features["observation.state"] = {"STATE", {6}};
   cfg.output_features["action"] = {"ACTION", {6}};
   cfg.input_feature_order = {"observation.images.base_0_rgb", "observation.state"};
+  return cfg;
+}
+
+void full_size_pi05(int64_t r) {
+  const PI05Config cfg = pi05_config();
   const PaliGemmaArch full = paligemma_arch(cfg);
   const PiSize size = pi_size(full, true, cfg.max_state_dim, cfg.max_action_dim, cfg.freeze_vision_encoder, cfg.train_expert_only);
   Counts reduced[2];
@@ -217,12 +223,7 @@ void step_time_smolvla(const fs::path& dir, const fs::path& tokenizer, int64_t r
 }
 
 void step_time_pi05(int64_t r, int64_t b, int steps) {
-  PI05Config cfg;
-  cfg.device = "cpu";
-  cfg.input_features["observation.images.base_0_rgb"] = {"VISUAL", {3, 224, 224}};
-  cfg.input_features["observation.state"] = {"STATE", {6}};
-  cfg.output_features["action"] = {"ACTION", {6}};
-  cfg.input_feature_order = {"observation.images.base_0_rgb", "observation.state"};
+  const PI05Config cfg = pi05_config();
   // π0.5's structure (SigLIP 224 px / 14, Gemma + expert with adaRMS, chunk 50) at CPU-sized widths.
   PaliGemmaArch a = paligemma_arch(cfg);
   a.vision.hidden_size = 192, a.vision.intermediate_size = 768, a.vision.num_hidden_layers = 2;

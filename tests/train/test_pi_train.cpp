@@ -62,6 +62,17 @@ class PiEnv {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
+// The policy's chunk for one reach2d observation (2-dim state, a 64x64 camera) and the task text:
+// 4 finite 2-dim actions.
+void expect_chunk_on_reach2d(InferencePolicy& policy) {
+  policy.set_task("push the block");
+  const std::map<std::string, torch::Tensor> obs = {
+      {"observation.state", torch::tensor({0.3f, 0.6f})}, {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  const auto chunk = policy.predict_action_chunk(obs);
+  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
+  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+}
+
 std::vector<std::string> tiny_pi_run(const std::string& type, const fs::path& out, int64_t steps,
                                      std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {
@@ -285,12 +296,7 @@ TEST_P(PiTrain, ThePublishedBasesThreeCamerasFineTuneOnAOneCameraDataset) {
             0)
       << log;
   InferencePolicy policy(pm);
-  policy.set_task("push the block");
-  const std::map<std::string, torch::Tensor> obs = {
-      {"observation.state", torch::tensor({0.3f, 0.6f})}, {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
-  const auto chunk = policy.predict_action_chunk(obs);
-  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
-  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+  expect_chunk_on_reach2d(policy);
 }
 
 // A state wider than max_state_dim, as LeRobot 0.6.2 takes it: π0.5 reads the state only as prompt
@@ -332,12 +338,7 @@ TEST_P(PiTrain, AStateWiderThanMaxStateDimIsPromptTextForPi05AndRefusedForPi0) {
   const fs::path pm = ft / "checkpoints/last/pretrained_model";
   EXPECT_EQ(Json::parse(read_file(pm / "config.json"))["input_features"]["observation.state"]["shape"], Json({1}));
   InferencePolicy policy(pm);
-  policy.set_task("push the block");
-  const std::map<std::string, torch::Tensor> obs = {
-      {"observation.state", torch::tensor({0.3f, 0.6f})}, {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
-  const auto chunk = policy.predict_action_chunk(obs);
-  EXPECT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
-  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+  expect_chunk_on_reach2d(policy);
   // The prompt carries both entries: another second entry gives other tokens.
   const auto prompts = [&](float second) {
     const auto& lang = *policy.processors().language;
