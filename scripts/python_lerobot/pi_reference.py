@@ -27,7 +27,8 @@ state dim 5, action dim 4, batch 2, device cpu. Layouts:
   - "pi05": PI05Config float32, same cameras, no empty camera;
   - "pi05_bf16": PI05Config dtype bfloat16, freeze_vision_encoder, camera top only;
   - "pi0_expert_only": PI0Config float32, train_expert_only, camera top only;
-  - "pi05_wide_state": PI05Config float32, camera top only, max_state_dim 3 (< the state's 5).
+  - "pi05_wide_state": PI05Config float32, camera top only, max_state_dim 3 (< the state's 5);
+  - "pi05_rtc_trained": PI05Config float32, camera top only, rtc_training_max_delay 2.
 Every floating state-dict entry (k = its index in the sorted list of ALL state-dict names) is filled
 with t(k, shape, scale, offset) (formula below, ACT's): offset 1 for 1-D "...weight" entries (norms),
 scale 0.5 for q_proj/k_proj weights (sharp attention), else 0.1; copied into the existing tensors
@@ -47,6 +48,12 @@ Recorded per layout:
     with sample_noise / sample_time patched to the fixed noise/time, then every parameter's gradient
     sum and abs-sum after backward, and the parameters left without a gradient;
   - chunk: predict_action_chunk(batch, noise=noise) (3 steps) and with num_steps=1.
+  - pi05_rtc_trained only ("rtc"): the policy-level forward runs after torch.manual_seed(RTC_SEED),
+    and the prefix mask _sample_training_rtc_prefix_mask returned there is recorded (prefix_mask,
+    delays), so the loss/loss_dict/grads above are for that mask; model.forward's per-element losses
+    with that mask (losses); then rtc_config RTCConfig(mode="trained") with init_rtc_processor(), and
+    predict_action_chunk(batch, noise=noise, inference_delay=2, prev_chunk_left_over=t(400, (B,3,4)))
+    (chunk), and with inference_delay=0 (chunk_delay0: no hard prefix, the plain chunk).
 Global records:
   - full_size: PI0Pytorch / PI05Pytorch built with the REAL sizes on the meta device (before any
     patching): parameter counts (parameters() and state_dict()), a breakdown by prefix, and the first
@@ -55,7 +62,12 @@ Global records:
   - wide_state_pi0: PI0Policy with max_state_dim 3 (else layout pi0_expert_only) on the 5-dim state:
     the exception its forward raises (pad_vector leaves a wider state as it is for state_proj).
 
-    PYTHONPATH=<lerobot>/src:... python3 pi_reference.py OUT.json
+    PYTHONPATH=<accelerate>/src:<lerobot>/src:... python3 pi_reference.py OUT.json
+
+The committed tests/policies/data/pi_reference.json got "pi05_rtc_trained" (and the new
+causal_mask_passthrough count) from a later run merged into it: that run's other layouts equal the
+committed ones except some vision-tower LayerNorm gradient sums of pi0/pi05/pi05_wide_state, off
+by at most 1e-7 absolute (two runs of it agreed with each other exactly); those were left as they were.
 """
 import dataclasses
 import json
@@ -91,7 +103,11 @@ LAYOUTS = {
     "pi0_expert_only": dict(kind="pi0", cameras=ONE_CAM, cfg=dict(dtype="float32", train_expert_only=True)),
     # The state (5) wider than max_state_dim: π0.5 reads it only as prompt text and takes it.
     "pi05_wide_state": dict(kind="pi05", cameras=ONE_CAM, cfg=dict(dtype="float32", max_state_dim=3)),
+    # Training-time RTC: a clean action prefix of 0..2 steps per sample (drawn with torch.randint).
+    "pi05_rtc_trained": dict(kind="pi05", cameras=ONE_CAM, cfg=dict(dtype="float32", rtc_training_max_delay=2)),
 }
+RTC_SEED = 5  # torch.manual_seed before the policy-level forward of pi05_rtc_trained (its delays)
+RTC_PREV = (B, 3, 4)  # prev_chunk_left_over t(400, RTC_PREV) for the trained-mode chunk, inference_delay 2
 TOKENS = [[2, 17, 301, 45, 9, 0], [2, 88, 7, 0, 0, 0]]
 TIME = [0.3, 0.85]
 FIX_KEYS = ["paligemma_with_expert.paligemma.lm_head.weight",
@@ -365,7 +381,20 @@ def record(layout):
     model.sample_noise = lambda shape, device: noise.clone()
     model.sample_time = lambda bsize, device: time.clone()
     policy.zero_grad(set_to_none=True)
+    rtc = {}
+    if getattr(cfg, "rtc_training_max_delay", 0) > 0:
+        real_sampler = modeling_pi05._sample_training_rtc_prefix_mask
+
+        def recording_sampler(*a, **kw):
+            m = real_sampler(*a, **kw)
+            rtc["prefix_mask"] = m.tolist()
+            rtc["delays"] = m.sum(1).tolist()
+            return m
+        modeling_pi05._sample_training_rtc_prefix_mask = recording_sampler
+        torch.manual_seed(RTC_SEED)
     loss, loss_dict = policy.forward(fresh(batch))
+    if getattr(cfg, "rtc_training_max_delay", 0) > 0:
+        modeling_pi05._sample_training_rtc_prefix_mask = real_sampler
     loss.backward()
     out["loss"] = {"loss": float(loss), "loss_dict": {k: v for k, v in loss_dict.items()}, "dtype": dt(loss)}
     grads, no_grad = {}, []
@@ -390,6 +419,26 @@ def record(layout):
         out["chunk_dtype"] = dt(chunk)
         chunk1 = policy.predict_action_chunk(fresh(batch), noise=noise.clone(), num_steps=1)
         out["chunk_steps1"] = flat(chunk1)
+
+    if rtc:
+        with torch.no_grad():
+            images, img_masks = policy._preprocess_images(fresh(batch))
+            actions = policy.prepare_action(fresh(batch))
+            mask = torch.tensor(rtc["prefix_mask"], dtype=torch.bool)
+            rtc["losses"] = flat(model.forward(images, img_masks, tokens, masks, actions, noise, time, prefix_mask=mask))
+            from lerobot.policies.rtc.configuration_rtc import RTCConfig
+            policy.config.rtc_config = RTCConfig(enabled=True, mode="trained")
+            policy.init_rtc_processor()
+            prev = t(400, RTC_PREV, 1.0)
+            rtc["prev_chunk_left_over"] = flat(prev)
+            policy.reset()
+            rtc["chunk"] = flat(policy.predict_action_chunk(fresh(batch), noise=noise.clone(), inference_delay=2,
+                                                            prev_chunk_left_over=prev.clone()))
+            rtc["chunk_delay0"] = flat(policy.predict_action_chunk(fresh(batch), noise=noise.clone(), inference_delay=0,
+                                                                   prev_chunk_left_over=prev.clone()))
+            policy.config.rtc_config = None
+            policy.init_rtc_processor()
+        out["rtc"] = rtc
 
     fix = None
     if layout in ("pi0", "pi05"):

@@ -74,6 +74,7 @@ std::unique_ptr<PiPolicy> make_pi_policy(const std::string& kind, const Json& ti
   }
   PI05Config c;
   pi_configure(c, tiny);
+  if (tiny.contains("rtc_training_max_delay")) c.rtc_training_max_delay = tiny["rtc_training_max_delay"];
   if (tweak) tweak(c);
   return std::make_unique<PiPolicy>(c, arch);
 }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "lerobot/common/error.h"
 #include "lerobot/policies/pi/modeling_pi.h"
@@ -31,6 +32,16 @@ void fill(PiPolicy& policy) { testing::pi_fill(policy); }
 Batch make_batch(const Json& layout) { return testing::pi_batch(layout["config"]["tiny"]); }
 torch::Tensor noise() { return testing::formula_tensor(300, {2, 4, 8}, 1.0); }
 torch::Tensor flow_time() { return torch::tensor({0.3, 0.85}, torch::kFloat); }
+// The clean-prefix mask LeRobot drew in the policy-level forward of a training-time RTC layout
+// (its "rtc" → "prefix_mask"), else undefined.
+torch::Tensor drawn_prefix_mask(const Json& layout) {
+  if (!layout.contains("rtc")) return {};
+  std::vector<uint8_t> bits;
+  for (const auto& row : layout["rtc"]["prefix_mask"])
+    for (const auto& v : row) bits.push_back(v.get<bool>());
+  const int64_t rows = layout["rtc"]["prefix_mask"].size();
+  return torch::tensor(bits, torch::kUInt8).view({rows, -1}).to(torch::kBool);
+}
 
 torch::ScalarType dtype_of(const std::string& name) {
   if (name == "float32") return torch::kFloat;
@@ -96,7 +107,8 @@ TEST_P(PiReference, ImageEmbeddingLossesAndGradients) {
     expect_close(lang.to(torch::kDouble).sum().item<double>(), stages["language_embedding"]["sum"].get<double>(), rtol, 1e-3,
                  "language embedding sum");
   }
-  auto out = policy->forward(batch, noise(), flow_time());
+  // A training-time RTC layout's loss and gradients are for the prefix mask LeRobot drew.
+  auto out = policy->forward(batch, noise(), flow_time(), drawn_prefix_mask(layout()));
   expect_close(out.loss.item<double>(), layout()["loss"]["loss"].get<double>(), rtol, 1e-6, "loss");
   out.loss.backward();
   std::map<std::string, torch::Tensor> params;
@@ -223,7 +235,101 @@ TEST(PiWideState, Pi0RefusesAStateWiderThanMaxStateDimWhereLeRobotRaises) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, PiReference,
-                         ::testing::Values("pi0", "pi05", "pi05_bf16", "pi0_expert_only", "pi05_wide_state"));
+                         ::testing::Values("pi0", "pi05", "pi05_bf16", "pi0_expert_only", "pi05_wide_state",
+                                           "pi05_rtc_trained"));
+
+// π0.5's training-time real-time chunking (rtc_training_max_delay 2, LeRobot's "pi05_rtc_trained"
+// layout): a clean prefix of the chunk keeps flow time 0 (its time embedding and adaRMS
+// conditioning become per action), and the loss averages only the actions after it.
+class PiTrainedRtcReference : public ::testing::Test {
+ protected:
+  const Json& layout() const { return reference_json("pi")["layouts"]["pi05_rtc_trained"]; }
+};
+
+// The delays LeRobot drew (torch.randint after torch.manual_seed(5)) are the ones ours draws from
+// the same seed; with them, the per-element losses (prefix entries included) match.
+TEST_F(PiTrainedRtcReference, DrawnPrefixAndPerElementLossesWithIt) {
+  auto policy = make_policy(layout());
+  fill(*policy);
+  policy->train();
+  const Batch batch = make_batch(layout());
+  const auto mask = drawn_prefix_mask(layout());
+  EXPECT_TRUE(torch::equal(mask.sum(1).to(torch::kLong), torch::tensor(layout()["rtc"]["delays"].get<std::vector<int64_t>>())));
+  torch::manual_seed(5);
+  const auto ours = torch::randint(0, 3, {2}, torch::kLong);
+  EXPECT_TRUE(torch::equal(ours, torch::tensor(layout()["rtc"]["delays"].get<std::vector<int64_t>>())))
+      << "our draw " << ours;
+  torch::NoGradGuard no_grad;
+  const auto in = policy->prepare_inputs(batch);
+  auto actions = torch::nn::functional::pad(batch.at("action"), torch::nn::functional::PadFuncOptions({0, 4}));
+  auto losses = policy->model->forward(in, actions, noise(), flow_time(), mask);
+  expect_close(losses.flatten(), layout()["rtc"]["losses"], 1e-4, 1e-4, "per-element losses with the clean prefix");
+  // The prefix's losses are (noise - action)² minus a prediction: not zero, but left out of the mean.
+  const double loss = policy->forward(batch, noise(), flow_time(), mask).loss.item<double>();
+  expect_close(loss, layout()["loss"]["loss"].get<double>(), 1e-5, 1e-6, "postfix mean");
+}
+
+// forward(batch) draws noise, time and then the delays as LeRobot does (normal noise, the Beta
+// time, then torch.randint(0, max + 1, (B,))): the same draws made by hand give the same loss.
+TEST_F(PiTrainedRtcReference, PolicyForwardDrawsTheDelaysAfterNoiseAndTime) {
+  auto policy = make_policy(layout());
+  fill(*policy);
+  policy->train();
+  const Batch batch = make_batch(layout());
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(5);
+  const auto delays = torch::randint(0, 3, {2}, torch::kLong);
+  EXPECT_TRUE(torch::equal(torch::arange(4, torch::kLong).unsqueeze(0) < delays.unsqueeze(1), drawn_prefix_mask(layout())));
+  const auto& c = policy->pi_config();
+  for (int64_t seed : {0, 1, 2, 3}) {
+    torch::manual_seed(seed);
+    const double drawn = policy->forward(batch).loss.item<double>();
+    torch::manual_seed(seed);
+    auto n = torch::normal(0.0, 1.0, {2, 4, 8}, c10::nullopt, torch::TensorOptions().dtype(torch::kFloat));
+    auto t = sample_beta_time(2, torch::kCPU, c.time_sampling_beta_alpha, c.time_sampling_beta_beta,
+                              c.time_sampling_scale, c.time_sampling_offset);
+    auto d = torch::randint(0, 3, {2}, torch::kLong);
+    auto mask = torch::arange(4, torch::kLong).unsqueeze(0) < d.unsqueeze(1);
+    EXPECT_EQ(drawn, policy->forward(batch, n, t, mask).loss.item<double>()) << "seed " << seed << " delays " << d;
+  }
+}
+
+// Mode "trained" at inference: the first inference_delay actions of the chunk are the previous
+// chunk's (held clean, time 0, while the rest is denoised), with delay 0 the plain chunk.
+TEST_F(PiTrainedRtcReference, TrainedModeChunkWithAHardPrefix) {
+  auto policy = make_policy(layout());
+  fill(*policy);
+  RtcSettings trained;
+  trained.trained = true;
+  policy->set_rtc(trained);
+  const Batch batch = make_batch(layout());
+  RtcGuidance g;
+  g.prev_chunk_left_over = testing::formula_tensor(400, {2, 3, 4}, 1.0);
+  expect_close(g.prev_chunk_left_over.flatten(), layout()["rtc"]["prev_chunk_left_over"], 1e-6, 1e-7, "leftover");
+  g.inference_delay = 2;
+  const auto chunk = policy->predict_action_chunk_rtc(batch, g, noise());
+  expect_close(chunk.flatten(), layout()["rtc"]["chunk"], 1e-4, 1e-4, "trained-mode chunk");
+  EXPECT_TRUE(torch::equal(chunk.narrow(1, 0, 2), g.prev_chunk_left_over.narrow(1, 0, 2)));
+  g.inference_delay = 0;
+  expect_close(policy->predict_action_chunk_rtc(batch, g, noise()).flatten(), layout()["rtc"]["chunk_delay0"], 1e-4,
+               1e-4, "trained mode, delay 0");
+  g.inference_delay = 3;  // above rtc_training_max_delay 2: LeRobot refuses it
+  EXPECT_THROW(policy->predict_action_chunk_rtc(batch, g, noise()), Error);
+  EXPECT_EQ(policy->pi_config().rtc_config["mode"], "trained");
+}
+
+// Mode "trained" on a π0.5 trained without it is refused, as LeRobot's RTCProcessor refuses it.
+TEST_F(PiTrainedRtcReference, TrainedModeNeedsATrainedPolicy) {
+  auto plain = testing::make_pi_policy("pi05", layout()["config"]["tiny"], [](PiConfigBase& c) {
+    static_cast<PI05Config&>(c).rtc_training_max_delay = 0;
+  });
+  RtcSettings trained;
+  trained.trained = true;
+  EXPECT_THROW(plain->set_rtc(trained), Error);
+  EXPECT_THROW(testing::make_pi_policy("pi05", layout()["config"]["tiny"],
+                                       [](PiConfigBase& c) { static_cast<PI05Config&>(c).rtc_training_max_delay = 4; }),
+               Error);  // LeRobot's 0 <= delay < chunk_size
+}
 
 }  // namespace
 }  // namespace lerobot

@@ -438,6 +438,41 @@ TEST_P(PiTrain, LoraWithThePolicysDefaultTargetsTrainsOnlyItsAdapters) {
 
 INSTANTIATE_TEST_SUITE_P(Types, PiTrain, ::testing::Values("pi0", "pi05"));
 
+// π0.5's training-time real-time chunking (LeRobot's --policy.rtc_training_max_delay): training
+// keeps a random clean prefix of 0..2 actions per sample, the checkpoint records the delay, and
+// the checkpoint predicts in RTC mode "trained": the first inference_delay actions are the
+// leftover's, the rest denoised after them. Values against LeRobot: PiTrainedRtcReference.
+TEST(PiTrainTrainedRtc, TrainsSavesAndPredictsWithAHardPrefix) {
+  PiEnv env;
+  const fs::path out = train_scratch() / "pi05_trained_rtc";
+  run_train(tiny_pi_run("pi05", out, 2, {"--policy.rtc_training_max_delay=2"}));
+  const fs::path pm = out / "checkpoints/last/pretrained_model";
+  const Json cfg = Json::parse(read_file(pm / "config.json"));
+  EXPECT_EQ(cfg["rtc_training_max_delay"], 2);
+
+  std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::tensor({0.3f, 0.6f})},
+                                              {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
+  InferencePolicy policy(pm);
+  policy.set_task("push the block");
+  RtcSettings trained;
+  trained.trained = true;
+  policy.set_rtc(trained);
+  const auto left_over = torch::tensor({{0.1f, -0.2f}, {0.15f, -0.1f}, {0.2f, 0.0f}});
+  torch::manual_seed(4);
+  const auto chunk = policy.predict_action_chunk(obs, left_over, 2);
+  ASSERT_EQ(chunk.sizes().vec(), (std::vector<int64_t>{4, 2}));
+  EXPECT_TRUE(torch::allclose(chunk.slice(0, 0, 2), left_over.slice(0, 0, 2), 1e-4, 1e-5)) << chunk;
+  EXPECT_TRUE(torch::isfinite(chunk).all().item<bool>());
+  EXPECT_THROW(policy.predict_action_chunk(obs, left_over, 3), Error);  // beyond the trained delay
+
+  std::string log;  // LeRobot's 0 <= delay < chunk_size
+  auto args = tiny_pi_run("pi05", train_scratch() / "pi05_trained_rtc_bad", 1, {"--policy.rtc_training_max_delay=4"});
+  std::string line = "train";
+  for (const auto& a : args) line += " " + a;
+  EXPECT_NE(testing::run_cli(line, &log), 0);
+  EXPECT_NE(log.find("rtc_training_max_delay"), std::string::npos) << log;
+}
+
 // `estimate` at LeRobot's full sizes, on this CPU, in well under a second: LeRobot's parameter
 // counts (PiSizing.* pins them against its code), the memory table, and no timed step.
 TEST(PiEstimate, FullSizeCountsAndMemoryWithoutBuildingTheModel) {

@@ -32,7 +32,7 @@ torch::Tensor linear_weights(int64_t start, int64_t end, int64_t total) {
 
 }  // namespace
 
-std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& flag) {
+std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& flag, bool trained_supported) {
   if (j.is_null()) return std::nullopt;
   if (!j.is_object())
     throw_usage("rtc_config must be null or an object of LeRobot's RTCConfig fields", flag,
@@ -54,7 +54,7 @@ std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& fl
     if (j.value("debug_maxlen", int64_t{100}) <= 0)
       throw_usage("rtc_config.debug_maxlen must be positive", flag + ".debug_maxlen");
     if (!j.value("enabled", true)) return std::nullopt;
-    if (mode == "trained")  // LeRobot's RTCProcessor refuses it for SmolVLA (a pi05 training option)
+    if (mode == "trained" && !trained_supported)  // LeRobot's RTCProcessor refuses it (a pi05 training option)
       throw_usage("rtc_config.mode 'trained' needs a policy trained for it (LeRobot: pi05 with rtc_training_max_delay)",
                   flag + ".mode", "use guided");
     RtcSettings s;
@@ -68,6 +68,7 @@ std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& fl
                   "use ZEROS, ONES, LINEAR or EXP");
     s.max_guidance_weight = j.value("max_guidance_weight", 10.0);
     s.execution_horizon = j.value("execution_horizon", int64_t{10});
+    s.trained = mode == "trained";
     return s;
   } catch (const Json::exception& e) {
     throw_usage(std::string("rtc_config has a value of the wrong type: ") + e.what(), flag,
@@ -78,7 +79,7 @@ std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& fl
 Json rtc_config_json(const RtcSettings& s) {
   Json j = Json::object();
   j["enabled"] = true;
-  j["mode"] = "guided";
+  j["mode"] = s.trained ? "trained" : "guided";
   j["prefix_attention_schedule"] = schedule_name(s.schedule);
   j["max_guidance_weight"] = s.max_guidance_weight;
   j["execution_horizon"] = s.execution_horizon;

@@ -23,13 +23,18 @@ struct RtcSettings {
   RtcSchedule schedule = RtcSchedule::kLinear;
   double max_guidance_weight = 10.0;
   int64_t execution_horizon = 10;
+  // mode "trained" (π0.5 trained with rtc_training_max_delay): no guidance; the first
+  // inference_delay actions are the previous chunk's, held clean while the rest is denoised.
+  bool trained = false;
 };
 
 // The settings of a policy's rtc_config as config.json keeps it (LeRobot's RTCConfig fields);
 // std::nullopt for null or enabled=false. What LeRobot refuses is a usage error naming `flag`
 // (mode other than guided/trained, max_guidance_weight or debug_maxlen <= 0, an unknown schedule
-// or key), and so is mode "trained", which LeRobot accepts for pi05 checkpoints only.
-std::optional<RtcSettings> parse_rtc_config(const Json& rtc_config, const std::string& flag);
+// or key), and so is mode "trained" unless `trained_supported` (LeRobot accepts it for a pi05
+// trained with rtc_training_max_delay > 0 only).
+std::optional<RtcSettings> parse_rtc_config(const Json& rtc_config, const std::string& flag,
+                                            bool trained_supported = false);
 // The config.json form of `settings` (enabled, LeRobot's key order and defaults).
 Json rtc_config_json(const RtcSettings& settings);
 

@@ -25,11 +25,9 @@ PiPolicy::PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optiona
     if (c.use_visual_memory || c.use_proprioceptive_memory)
       throw_usage("π0.5's MEM observation memory is not built yet", "policy.use_visual_memory",
                   "pass --policy.use_visual_memory=false --policy.use_proprioceptive_memory=false");
-    if (c.rtc_training_max_delay > 0)
-      throw_usage("π0.5's trained real-time chunking is not built yet", "policy.rtc_training_max_delay",
-                  "pass --policy.rtc_training_max_delay=0");
+    rtc_training_max_delay_ = c.rtc_training_max_delay;
   }
-  rtc_ = parse_rtc_config(config_->rtc_config, "policy.rtc_config");
+  rtc_ = parse_rtc_config(config_->rtc_config, "policy.rtc_config", rtc_training_max_delay_ > 0);
   auto it = config_->output_features.find("action");
   if (it == config_->output_features.end() || it->second.shape.empty())
     throw_usage(std::string(display_name()) + " needs an 'action' output feature", "policy.output_features");
@@ -97,7 +95,13 @@ PolicyOutput PiPolicy::forward(const Batch& batch) {
   const auto& c = *config_;
   auto time = sample_beta_time(action.size(0), action.device(), c.time_sampling_beta_alpha, c.time_sampling_beta_beta,
                                c.time_sampling_scale, c.time_sampling_offset, device_side_time_);
-  return forward(batch, noise, time);
+  torch::Tensor prefix_mask;  // LeRobot's training-time RTC: each sample's clean prefix length in [0, max]
+  if (rtc_training_max_delay_ > 0) {
+    auto delays = torch::randint(0, rtc_training_max_delay_ + 1, {action.size(0)},
+                                 torch::TensorOptions().dtype(torch::kInt64).device(action.device()));
+    prefix_mask = torch::arange(shape[1], delays.options()).unsqueeze(0) < delays.unsqueeze(1);
+  }
+  return forward(batch, noise, time, prefix_mask);
 }
 
 PolicyOutput PiPolicy::forward(const Batch& batch, const torch::Tensor& noise, const torch::Tensor& time,
@@ -106,7 +110,12 @@ PolicyOutput PiPolicy::forward(const Batch& batch, const torch::Tensor& noise, c
   auto actions = pad_vector(vla_batch_entry(batch, "action", display_name()), config_->max_action_dim);
   auto losses = model->forward(in, actions, noise, time, prefix_mask).narrow(2, 0, action_dim_);
   PolicyOutput out;
-  out.loss = losses.mean();
+  if (prefix_mask.defined()) {  // the mean over the actions after the clean prefix only
+    auto postfix = (~prefix_mask).unsqueeze(-1).expand_as(losses);
+    out.loss = (losses * postfix).sum() / postfix.sum().clamp_min(1);
+  } else {
+    out.loss = losses.mean();
+  }
   return out;
 }
 
@@ -123,11 +132,42 @@ torch::Tensor PiPolicy::predict_action_chunk(const Batch& batch, const torch::Te
 }
 
 torch::Tensor PiPolicy::sample_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps,
-                                     const VelocityGuide& guide) {
+                                     const VelocityGuide& guide, const torch::Tensor& hard_prefix,
+                                     const torch::Tensor& hard_prefix_mask) {
   eval();
   torch::NoGradGuard no_grad;
   const int64_t n = steps > 0 ? steps : config_->num_inference_steps;
-  return model->sample_actions(prepare_inputs(batch), noise, n, guide).narrow(2, 0, action_dim_);
+  return model->sample_actions(prepare_inputs(batch), noise, n, guide, hard_prefix, hard_prefix_mask)
+      .narrow(2, 0, action_dim_);
+}
+
+std::pair<torch::Tensor, torch::Tensor> PiPolicy::trained_rtc_prefix(const RtcGuidance& g, const torch::Tensor& noise) const {
+  if (!g.prev_chunk_left_over.defined() || g.inference_delay <= 0) return {};
+  const int64_t b = noise.size(0), chunk = noise.size(1), width = noise.size(2), delay = g.inference_delay;
+  const char* flag = "inference_delay";
+  if (delay > rtc_training_max_delay_)
+    throw_usage("the inference delay (" + std::to_string(delay) + ") exceeds the rtc_training_max_delay (" +
+                    std::to_string(rtc_training_max_delay_) + ") this π0.5 was trained with",
+                flag, "predict sooner, or train with a larger --policy.rtc_training_max_delay");
+  if (delay >= chunk)
+    throw_usage("the inference delay (" + std::to_string(delay) + ") must be below chunk_size (" +
+                    std::to_string(chunk) + ")", flag);
+  auto prev = g.prev_chunk_left_over.to(noise.device(), noise.scalar_type());
+  if (!torch::isfinite(prev).all().item<bool>())
+    throw_usage("the previous chunk's leftover has NaN or Inf values", "prev_chunk_left_over");
+  if (prev.dim() == 2) prev = prev.unsqueeze(0);
+  if (prev.dim() == 3 && prev.size(0) == 1 && b > 1) prev = prev.expand({b, -1, -1});
+  if (prev.dim() != 3 || prev.size(0) != b || prev.size(1) < delay || prev.size(2) > width)
+    throw_usage("the previous chunk's leftover has shape " + c10::str(prev.sizes()) + " for a chunk of " +
+                    c10::str(noise.sizes()) + " and inference_delay " + std::to_string(delay),
+                "prev_chunk_left_over",
+                "give (batch, at least inference_delay steps, action dims) of the previous chunk, the steps not executed yet");
+  auto prefix = torch::zeros_like(noise);
+  prefix.narrow(1, 0, delay).narrow(2, 0, prev.size(2)).copy_(prev.narrow(1, 0, delay));
+  auto mask = (torch::arange(chunk, torch::TensorOptions().dtype(torch::kInt64).device(noise.device())) < delay)
+                  .view({1, chunk, 1})
+                  .expand({b, chunk, width});
+  return {prefix, mask};
 }
 
 torch::Tensor PiPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGuidance& guidance, const torch::Tensor& noise) {
@@ -135,6 +175,11 @@ torch::Tensor PiPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGu
     throw_usage("real-time chunking is off for this policy", "policy.rtc_config",
                 "turn it on first (InferencePolicy::set_rtc, or rtc_config in config.json)");
   const RtcSettings settings = *rtc_;
+  if (settings.trained) {  // LeRobot's mode "trained": a hard clean prefix, no guidance
+    const auto x = noise.defined() ? noise : draw_noise(batch);
+    const auto [prefix, mask] = trained_rtc_prefix(guidance, x);
+    return sample_chunk(batch, x, -1, {}, prefix, mask);
+  }
   return sample_chunk(batch, noise.defined() ? noise : draw_noise(batch), -1,
                       [&](const torch::Tensor& x_t, const torch::Tensor& v_t, double time) {
                         return rtc_guided_velocity(settings, guidance, x_t, v_t, time);
@@ -142,6 +187,9 @@ torch::Tensor PiPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGu
 }
 
 void PiPolicy::set_rtc(std::optional<RtcSettings> settings) {
+  if (settings && settings->trained && rtc_training_max_delay_ <= 0)
+    throw_usage("rtc_config.mode 'trained' needs a policy trained for it (LeRobot: pi05 with rtc_training_max_delay)",
+                "policy.rtc_config.mode", "use guided");
   rtc_ = std::move(settings);
   config_->rtc_config = rtc_ ? rtc_config_json(*rtc_) : Json(nullptr);
 }

@@ -63,12 +63,18 @@ class PiPolicy : public Policy, public RtcPolicy {
  private:
   PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optional<PaliGemmaArch> arch);
   torch::Tensor draw_noise(const Batch& batch) const;
-  torch::Tensor sample_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps, const VelocityGuide& guide);
+  torch::Tensor sample_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps, const VelocityGuide& guide,
+                             const torch::Tensor& hard_prefix = {}, const torch::Tensor& hard_prefix_mask = {});
+  // LeRobot's _prepare_trained_rtc_prefix: the previous chunk's first inference_delay actions,
+  // zero padded to the noise's shape, and the (B, chunk, width) mask of them; empty without a
+  // leftover or with delay 0; usage errors for what LeRobot refuses.
+  std::pair<torch::Tensor, torch::Tensor> trained_rtc_prefix(const RtcGuidance& guidance, const torch::Tensor& noise) const;
 
   std::shared_ptr<PiConfigBase> config_;
   bool pi05_;
   int64_t action_dim_ = 0;
   bool device_side_time_ = false;
+  int64_t rtc_training_max_delay_ = 0;  // π0.5's training-time RTC (0: off)
   std::deque<torch::Tensor> action_queue_;
   std::optional<RtcSettings> rtc_;
 };

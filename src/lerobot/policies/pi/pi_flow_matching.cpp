@@ -134,7 +134,8 @@ torch::Tensor PiFlowMatchingImpl::denoise_step(const PrefixKv& kv, const torch::
 }
 
 torch::Tensor PiFlowMatchingImpl::sample_actions(const PiInputs& in, const torch::Tensor& noise, int64_t steps,
-                                                 const VelocityGuide& guide) {
+                                                 const VelocityGuide& guide, const torch::Tensor& hard_prefix,
+                                                 const torch::Tensor& hard_prefix_mask) {
   auto prefix = embed_prefix(in);
   auto positions = prefix.pad_masks.to(torch::kInt64).cumsum(1) - 1;
   const PrefixKv kv =
@@ -143,7 +144,7 @@ torch::Tensor PiFlowMatchingImpl::sample_actions(const PiInputs& in, const torch
       [&](const torch::Tensor& x_t, const torch::Tensor& time) {
         return denoise_step(kv, prefix.pad_masks, in.state, x_t, time);
       },
-      noise, steps, guide);
+      noise, steps, guide, hard_prefix, hard_prefix_mask);
 }
 
 }  // namespace lerobot

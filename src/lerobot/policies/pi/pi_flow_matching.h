@@ -32,9 +32,11 @@ class PiFlowMatchingImpl : public torch::nn::Module {
   // clean (their time 0).
   torch::Tensor forward(const PiInputs& in, const torch::Tensor& actions, const torch::Tensor& noise,
                         const torch::Tensor& time, const torch::Tensor& prefix_mask = {});
-  // Denoised actions (B, chunk, max_action_dim) from noise of that shape, in `steps` Euler steps.
+  // Denoised actions (B, chunk, max_action_dim) from noise of that shape, in `steps` Euler steps
+  // (a hard clean prefix: euler_integrate's).
   torch::Tensor sample_actions(const PiInputs& in, const torch::Tensor& noise, int64_t steps,
-                               const VelocityGuide& guide = {});
+                               const VelocityGuide& guide = {}, const torch::Tensor& hard_prefix = {},
+                               const torch::Tensor& hard_prefix_mask = {});
 
   struct Embedded {
     torch::Tensor embs, pad_masks, att_masks, adarms_cond;  // (B, L, D), (B, L) bool, (B, L) int64, (B, [L,] D)

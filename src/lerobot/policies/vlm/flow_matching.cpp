@@ -31,16 +31,22 @@ torch::Tensor sample_beta_time(int64_t batch, const torch::Device& device, doubl
 }
 
 torch::Tensor euler_integrate(const VelocityField& velocity, const torch::Tensor& noise, int64_t steps,
-                              const VelocityGuide& guide) {
+                              const VelocityGuide& guide, const torch::Tensor& hard_prefix,
+                              const torch::Tensor& hard_prefix_mask) {
   const int64_t b = noise.size(0);
   const double dt = -1.0 / static_cast<double>(steps);
   auto x_t = noise;
   for (int64_t step = 0; step < steps; ++step) {
     const double t = 1.0 + static_cast<double>(step) * dt;
     auto time = torch::full({b}, t, noise.options().dtype(torch::kFloat));
+    if (hard_prefix.defined()) {
+      x_t = torch::where(hard_prefix_mask, hard_prefix, x_t);
+      time = time.unsqueeze(1).expand({b, x_t.size(1)}).masked_fill(hard_prefix_mask.select(-1, 0), 0.0);
+    }
     auto v_t = velocity(x_t, time);
     if (guide) v_t = guide(x_t, v_t, t);
     x_t = x_t + dt * v_t;
+    if (hard_prefix.defined()) x_t = torch::where(hard_prefix_mask, hard_prefix, x_t);
   }
   return x_t;
 }

@@ -32,8 +32,12 @@ using VelocityGuide = std::function<torch::Tensor(const torch::Tensor& x_t, cons
 // (x_t, time (B,) float32) -> v_t.
 using VelocityField = std::function<torch::Tensor(const torch::Tensor& x_t, const torch::Tensor& time)>;
 
-// LeRobot's euler_integrate: dt = -1/steps, time = 1 + step·dt, x <- x + dt · v.
+// LeRobot's euler_integrate: dt = -1/steps, time = 1 + step·dt, x <- x + dt · v. With a hard
+// prefix (π0.5's trained real-time chunking): the entries `hard_prefix_mask` (B, T, W) bool selects
+// are set from `hard_prefix` before and after every step, and the velocity field gets a time per
+// action (B, T), 0 on the prefix actions.
 torch::Tensor euler_integrate(const VelocityField& velocity, const torch::Tensor& noise, int64_t steps,
-                              const VelocityGuide& guide = {});
+                              const VelocityGuide& guide = {}, const torch::Tensor& hard_prefix = {},
+                              const torch::Tensor& hard_prefix_mask = {});
 
 }  // namespace lerobot
