@@ -130,12 +130,9 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   std::shared_ptr<ProcessGroup> shard_group = pg, replicas;
   double bf16_replica_sum = 0;
   if (variant.rfind("hybrid", 0) == 0) {
-    const int n = 2;
-    std::vector<int> shard_ranks, replica_ranks;
-    for (int i = 0; i < n; ++i) shard_ranks.push_back(r / n * n + i);
-    for (int i = r % n; i < w; i += n) replica_ranks.push_back(i);
-    shard_group = pg->subgroup(shard_ranks);
-    auto replica_group = pg->subgroup(replica_ranks);
+    const HybridGroups groups = make_hybrid_groups(*pg, 2);
+    shard_group = groups.shard;
+    auto replica_group = groups.replicas;
     if (variant == "hybrid") replicas = replica_group;
     // A bfloat16 all-reduce over the replicas (Gloo widens it): the sum of their ranks + 1.
     auto t = torch::full({3}, r + 1, torch::kBFloat16);

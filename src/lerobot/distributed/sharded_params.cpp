@@ -234,6 +234,18 @@ std::vector<torch::Tensor> attach(const std::vector<torch::Tensor>& tensors, con
 
 }  // namespace
 
+HybridGroups make_hybrid_groups(ProcessGroup& world, int shard_size) {
+  const int w = world.world_size(), r = world.rank(), n = shard_size;
+  LEROBOT_CHECK(n >= 1 && w % n == 0, "make_hybrid_groups: the shard size must divide the world size");
+  std::vector<int> shard_ranks, replica_ranks;
+  for (int i = 0; i < n; ++i) shard_ranks.push_back(r / n * n + i);
+  for (int i = r % n; i < w; i += n) replica_ranks.push_back(i);
+  HybridGroups g;
+  g.shard = world.subgroup(shard_ranks);
+  g.replicas = world.subgroup(replica_ranks);
+  return g;
+}
+
 ShardedParameters::ShardedParameters(std::vector<ShardedUnitSpec> specs, std::shared_ptr<ProcessGroup> group,
                                      ShardedOptions options, std::shared_ptr<ProcessGroup> replicas)
     : state_(std::make_shared<State>()) {

@@ -78,6 +78,15 @@ struct ShardedTraffic {
   int64_t replica_reduced_bytes = 0;  // HSDP: the shards' gradients all-reduced over the replicas
 };
 
+// Hybrid sharding's groups (HSDP), as accelerate lays out LeRobot's (dp_replicate, dp_shard) mesh:
+// this rank's shard group of `shard_size` consecutive ranks, and its replicas, the ranks with the
+// same index in the other shard groups. Every rank of `world` calls it (the groups are made in the
+// same order everywhere); `shard_size` divides the world size.
+struct HybridGroups {
+  std::shared_ptr<ProcessGroup> shard, replicas;
+};
+HybridGroups make_hybrid_groups(ProcessGroup& world, int shard_size);
+
 class ShardedParameters {
  public:
   // units: the declared units in forward order, then the root unit last (may be empty).

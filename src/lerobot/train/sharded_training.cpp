@@ -165,19 +165,10 @@ ShardedTraining::ShardedTraining(Policy& policy, const std::vector<PolicyParamGr
   options.reshard_after_forward = fsdp.reshard_after_forward;
   options.cpu_offload = fsdp.cpu_offload;
   reshard_ = fsdp.reshard_after_forward;
-  // Shard groups of dp_shard consecutive ranks; HSDP: each rank's replicas hold the same shard
-  // index in the other groups. Every rank asks for both in the same order.
-  const int w = world->world_size(), r = world->rank(), n = static_cast<int>(dp_shard);
-  LEROBOT_CHECK(n >= 1 && w % n == 0, "ShardedTraining: dp_shard must divide the world size");
-  std::shared_ptr<ProcessGroup> shard_group = world, replicas;
-  if (n < w) {
-    std::vector<int> shard_ranks, replica_ranks;
-    for (int i = 0; i < n; ++i) shard_ranks.push_back(r / n * n + i);
-    for (int i = r % n; i < w; i += n) replica_ranks.push_back(i);
-    shard_group = world->subgroup(shard_ranks);
-    replicas = world->subgroup(replica_ranks);
-  }
-  params_ = std::make_unique<ShardedParameters>(std::move(specs), shard_group, options, replicas);
+  // Over the whole world, or HSDP: shard groups of dp_shard consecutive ranks and their replicas.
+  HybridGroups layout{world, nullptr};
+  if (dp_shard != world->world_size()) layout = make_hybrid_groups(*world, static_cast<int>(dp_shard));
+  params_ = std::make_unique<ShardedParameters>(std::move(specs), layout.shard, options, layout.replicas);
   runner_ = std::make_unique<Runner>(*params_, std::move(index), inner);
 
   // The non-sharded layout: the policy's parameters in group order.
