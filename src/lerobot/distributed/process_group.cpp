@@ -31,11 +31,10 @@ void broadcast_coalesced(const std::vector<torch::Tensor>& tensors, ProcessGroup
     std::vector<torch::Tensor> flat_parts;
     for (auto& t : kv.second) flat_parts.push_back(t.detach().reshape({-1}).to(group.device()));
     torch::Tensor flat = torch::cat(flat_parts);
-    // Gloo has no bool collectives: bool buffers (VQ-BeT's phase flags) travel as bytes; nor
-    // bfloat16 ones in 1.13: bfloat16 parameters (SmolVLA's backbone) travel as float32 (exact).
+    // Gloo has no bool collectives: bool buffers (VQ-BeT's phase flags) travel as bytes (the group
+    // itself widens bfloat16 on Gloo).
     const auto dtype = flat.scalar_type();
     if (dtype == torch::kBool) flat = flat.to(torch::kUInt8);
-    if (dtype == torch::kBFloat16 && group.backend() == "gloo") flat = flat.to(torch::kFloat);
     group.broadcast(flat, 0);
     flat = flat.to(dtype);
     int64_t offset = 0;

@@ -25,6 +25,7 @@ class CollectiveWork {
   virtual int64_t completed_at_ns() const { return 0; }
 };
 
+// On Gloo, bfloat16 tensors travel (and are summed) as float32: 1.13's Gloo has no bfloat16.
 class ProcessGroup {
  public:
   virtual ~ProcessGroup() = default;
