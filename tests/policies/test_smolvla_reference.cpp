@@ -254,6 +254,17 @@ TEST_P(SmolVLARealTimeChunking, GuidedChunksAreLeRobots) {
   EXPECT_EQ(rtc_json().value("prefix_attention_schedule", ""), "LINEAR") << "config.json records it";
   policy->set_rtc(std::nullopt);
   EXPECT_TRUE(rtc_json().is_null());
+  // Mode "trained" is π0.5's (trained with rtc_training_max_delay): SmolVLA refuses it through the
+  // API as through rtc_config, and keeps its settings.
+  RtcSettings trained;
+  trained.trained = true;
+  try {
+    policy->set_rtc(trained);
+    ADD_FAILURE() << "SmolVLA took mode 'trained'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "policy.rtc_config.mode") << e.what();
+  }
+  EXPECT_TRUE(rtc_json().is_null());
   EXPECT_EQ(policy->select_action(inputs(GetParam())).size(0), b);
   EXPECT_THROW(policy->predict_action_chunk_rtc(inputs(GetParam()), RtcGuidance{}), Error);
 }

@@ -32,6 +32,12 @@ torch::Tensor linear_weights(int64_t start, int64_t end, int64_t total) {
 
 }  // namespace
 
+void check_rtc_mode(const RtcSettings& settings, bool trained_supported, const std::string& flag) {
+  if (settings.trained && !trained_supported)  // LeRobot's RTCProcessor refuses it (a pi05 training option)
+    throw_usage("rtc_config.mode 'trained' needs a policy trained for it (LeRobot: pi05 with rtc_training_max_delay)",
+                flag + ".mode", "use guided");
+}
+
 std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& flag, bool trained_supported) {
   if (j.is_null()) return std::nullopt;
   if (!j.is_object())
@@ -54,10 +60,9 @@ std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& fl
     if (j.value("debug_maxlen", int64_t{100}) <= 0)
       throw_usage("rtc_config.debug_maxlen must be positive", flag + ".debug_maxlen");
     if (!j.value("enabled", true)) return std::nullopt;
-    if (mode == "trained" && !trained_supported)  // LeRobot's RTCProcessor refuses it (a pi05 training option)
-      throw_usage("rtc_config.mode 'trained' needs a policy trained for it (LeRobot: pi05 with rtc_training_max_delay)",
-                  flag + ".mode", "use guided");
     RtcSettings s;
+    s.trained = mode == "trained";
+    check_rtc_mode(s, trained_supported, flag);
     const std::string sched = j.value("prefix_attention_schedule", std::string("LINEAR"));
     if (sched == "ZEROS") s.schedule = RtcSchedule::kZeros;
     else if (sched == "ONES") s.schedule = RtcSchedule::kOnes;
@@ -68,7 +73,6 @@ std::optional<RtcSettings> parse_rtc_config(const Json& j, const std::string& fl
                   "use ZEROS, ONES, LINEAR or EXP");
     s.max_guidance_weight = j.value("max_guidance_weight", 10.0);
     s.execution_horizon = j.value("execution_horizon", int64_t{10});
-    s.trained = mode == "trained";
     return s;
   } catch (const Json::exception& e) {
     throw_usage(std::string("rtc_config has a value of the wrong type: ") + e.what(), flag,

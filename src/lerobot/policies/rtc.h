@@ -35,6 +35,9 @@ struct RtcSettings {
 // trained with rtc_training_max_delay > 0 only).
 std::optional<RtcSettings> parse_rtc_config(const Json& rtc_config, const std::string& flag,
                                             bool trained_supported = false);
+// Mode "trained" on a policy that was not trained for it (trained_supported false): a usage error
+// naming `flag`.mode, as LeRobot's RTCProcessor refuses it.
+void check_rtc_mode(const RtcSettings& settings, bool trained_supported, const std::string& flag);
 // The config.json form of `settings` (enabled, LeRobot's key order and defaults).
 Json rtc_config_json(const RtcSettings& settings);
 

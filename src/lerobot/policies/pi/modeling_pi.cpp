@@ -175,21 +175,19 @@ torch::Tensor PiPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGu
     throw_usage("real-time chunking is off for this policy", "policy.rtc_config",
                 "turn it on first (InferencePolicy::set_rtc, or rtc_config in config.json)");
   const RtcSettings settings = *rtc_;
+  const auto x = noise.defined() ? noise : draw_noise(batch);
   if (settings.trained) {  // LeRobot's mode "trained": a hard clean prefix, no guidance
-    const auto x = noise.defined() ? noise : draw_noise(batch);
     const auto [prefix, mask] = trained_rtc_prefix(guidance, x);
     return sample_chunk(batch, x, -1, {}, prefix, mask);
   }
-  return sample_chunk(batch, noise.defined() ? noise : draw_noise(batch), -1,
+  return sample_chunk(batch, x, -1,
                       [&](const torch::Tensor& x_t, const torch::Tensor& v_t, double time) {
                         return rtc_guided_velocity(settings, guidance, x_t, v_t, time);
                       });
 }
 
 void PiPolicy::set_rtc(std::optional<RtcSettings> settings) {
-  if (settings && settings->trained && rtc_training_max_delay_ <= 0)
-    throw_usage("rtc_config.mode 'trained' needs a policy trained for it (LeRobot: pi05 with rtc_training_max_delay)",
-                "policy.rtc_config.mode", "use guided");
+  if (settings) check_rtc_mode(*settings, rtc_training_max_delay_ > 0, "policy.rtc_config");
   rtc_ = std::move(settings);
   config_->rtc_config = rtc_ ? rtc_config_json(*rtc_) : Json(nullptr);
 }

@@ -181,6 +181,7 @@ torch::Tensor SmolVLAPolicy::predict_action_chunk_rtc(const Batch& batch, const 
 }
 
 void SmolVLAPolicy::set_rtc(std::optional<RtcSettings> settings) {
+  if (settings) check_rtc_mode(*settings, /*trained_supported=*/false, "policy.rtc_config");
   rtc_ = std::move(settings);
   config_.rtc_config = rtc_ ? rtc_config_json(*rtc_) : Json(nullptr);
 }
