@@ -6,7 +6,10 @@
 
 namespace lerobot::app {
 
-std::map<std::string, std::string> take_named_flags(Args& args, const std::set<std::string>& names) {
+namespace {
+
+template <class Wanted>
+std::map<std::string, std::string> take_flags(Args& args, const Wanted& wanted) {
   std::map<std::string, std::string> taken;
   Args rest;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -18,7 +21,7 @@ std::map<std::string, std::string> take_named_flags(Args& args, const std::set<s
     }
     std::string name = key.rfind("--", 0) == 0 ? key.substr(2) : std::string();
     for (auto& c : name) c = c == '-' ? '_' : c;
-    if (name.empty() || !names.count(name)) {
+    if (name.empty() || !wanted(name)) {
       rest.push_back(args[i]);
       continue;
     }
@@ -30,6 +33,16 @@ std::map<std::string, std::string> take_named_flags(Args& args, const std::set<s
   }
   args = rest;
   return taken;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> take_named_flags(Args& args, const std::set<std::string>& names) {
+  return take_flags(args, [&](const std::string& name) { return names.count(name) > 0; });
+}
+
+std::map<std::string, std::string> take_flags_with_prefix(Args& args, const std::string& prefix) {
+  return take_flags(args, [&](const std::string& name) { return name.rfind(prefix, 0) == 0; });
 }
 
 }  // namespace lerobot::app

@@ -28,6 +28,8 @@ bool wants_help(const Args& args);
 // Removes the flags named in `names` (without "--"; dashes count as underscores) from `args`,
 // as --name=value or --name value, and returns name -> value (the last occurrence wins).
 std::map<std::string, std::string> take_named_flags(Args& args, const std::set<std::string>& names);
+// The same for every flag whose name (as above) starts with `prefix` (e.g. "peft.").
+std::map<std::string, std::string> take_flags_with_prefix(Args& args, const std::string& prefix);
 
 // --policy.path / --policy.pretrained_path given as a Hub id (org/name, not a local path) are
 // replaced by the downloaded snapshot folder (hub_flags.cpp).

@@ -164,19 +164,10 @@ int estimate_main(const Args& input) {
   // config; any other policy's --peft.* run is measured as given.
   Args without_peft = args;
   Json peft_flags = nullptr;
-  for (size_t i = 0; i < without_peft.size();) {
-    if (without_peft[i].rfind("--peft.", 0) != 0) {
-      ++i;
-      continue;
-    }
-    const auto eq = without_peft[i].find('=');
-    const bool spaced = eq == std::string::npos && i + 1 < without_peft.size();
-    const std::string key = without_peft[i].substr(7, eq == std::string::npos ? std::string::npos : eq - 7);
-    const std::string value = eq != std::string::npos ? without_peft[i].substr(eq + 1) : spaced ? without_peft[i + 1] : "";
+  for (const auto& [name, value] : take_flags_with_prefix(without_peft, "peft.")) {
+    const std::string key = name.substr(5);
     // A list as the flag parser reads one ('[q_proj,v_proj]'); anything else as text (a regex stays whole).
-    peft_flags[key] = !value.empty() && value.front() == '[' ? parse_yaml(value, "--peft." + key) : Json(value);
-    without_peft.erase(without_peft.begin() + static_cast<std::ptrdiff_t>(i),
-                       without_peft.begin() + static_cast<std::ptrdiff_t>(i + (spaced ? 2 : 1)));
+    peft_flags[key] = !value.empty() && value.front() == '[' ? parse_yaml(value, "--" + name) : Json(value);
   }
   TrainPipelineConfig cfg = parse_train_config(without_peft);
   std::optional<lora::LoraSettings> lora_settings;
