@@ -8,8 +8,10 @@
 // update too.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
+#include "lerobot/common/config/json.h"
 #include "train_dist_util.h"
 
 using namespace lerobot_test;
@@ -209,6 +211,55 @@ TEST(TrainSharded, HybridShardingMatchesDdpOnFourProcesses) {
   const std::string info = read_text(dir.path + "/hybrid/checkpoints/last/training_state/training_step.json");
   EXPECT_NE(info.find("\"dp_replicate\": 2"), std::string::npos) << info;
   EXPECT_NE(info.find("\"dp_shard\": 2"), std::string::npos) << info;
+}
+
+// The held-out loss (--eval_steps) of a sharded run gathers one unit at a time, as the step does,
+// never the whole model (the line reports the most held at once), and equals one process's on the
+// same batches (lr 0: both evaluate the initial weights). An odd batch count over 2 ranks: rank 1
+// runs an uncounted extra forward so the units' all-gathers pair up.
+TEST(TrainSharded, HeldOutLossGathersUnitByUnitAndEqualsOneProcess) {
+  one_thread_per_process();
+  TempDir dir;
+  const std::string ds = make_dataset(dir.path);
+  // 3 encoder and 3 decoder layers: 6 units, of which the step holds 2 at once (ResNet-18, the
+  // root, is most of the model).
+  std::string f = act_flags(ds);
+  for (const char* layers : {"--policy.n_encoder_layers=1", "--policy.n_decoder_layers=1"})
+    f.replace(f.find(layers), std::strlen(layers), std::string(layers, std::strlen(layers) - 1) + "3");
+  f +=                  " --use_policy_training_preset=false --optimizer.type=sgd --optimizer.lr=0"
+                        " --optimizer.weight_decay=0 --steps=1 --dataset.eval_split=0.2 --eval_steps=1";
+  const auto eval_record = [](const std::string& out) {
+    lerobot::Json rec;
+    std::ifstream in(out + "/train_metrics.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const lerobot::Json j = lerobot::Json::parse(line);
+      if (j.contains("eval_loss")) rec = j;
+    }
+    return rec;
+  };
+  lerobot::Json one = eval_record(train(dir.path, "one4", f + " --batch_size=4"));
+  ASSERT_TRUE(one.contains("eval_samples"));
+  const int64_t frames = one["eval_samples"].get<int64_t>();
+  int64_t batch = 4;
+  while (((frames + batch - 1) / batch) % 2 == 0) ++batch;
+  if (batch != 4) one = eval_record(train(dir.path, "one", f + " --batch_size=" + std::to_string(batch)));
+  auto r = run_command("timeout -k 5 180 " + cli() + " train" + f + " --batch_size=" + std::to_string(batch) +
+                       " --num_processes=2 --parallelism.dp_shard=2 --output_dir=" + dir.path + "/sharded");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const lerobot::Json sharded = eval_record(dir.path + "/sharded");
+  ASSERT_TRUE(one.contains("eval_loss") && sharded.contains("eval_loss")) << r.out;
+  EXPECT_EQ(sharded["eval_samples"], one["eval_samples"]);
+  EXPECT_EQ(sharded["eval_batches"], one["eval_batches"]);
+  EXPECT_EQ(sharded["eval_batches"].get<int64_t>() % 2, 1) << "an odd count exercises the uncounted forward";
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("at most ([0-9]+) of the model's ([0-9]+) bytes gathered"))) << r.out;
+  const double held = std::stod(m[1].str()), total = std::stod(m[2].str());
+  const double a = sharded["eval_loss"].get<double>(), b = one["eval_loss"].get<double>();
+  std::printf("held-out loss over %lld batches: sharded %.9g, one process %.9g; at most %.0f of %.0f bytes gathered at once\n",
+              static_cast<long long>(sharded["eval_batches"].get<int64_t>()), a, b, held, total);
+  EXPECT_NEAR(a, b, 1e-6 * std::max(1.0, std::abs(b)));
+  EXPECT_GT(held, 0);
+  EXPECT_LT(held, total);  // the whole model gathered (as before this scope) reads held == total
 }
 
 TEST(TrainSharded, BadSettingsNameTheFlag) {

@@ -5,6 +5,7 @@
 #include <torch/csrc/autograd/functions/utils.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <unordered_set>
@@ -76,6 +77,7 @@ struct ShardedParameters::State {
   bool in_step = false;
   bool host_ahead = false;  // cpu_offload: the host shards may have been stepped since the last upload
   ShardedTraffic traffic;
+  int64_t held_bytes = 0, peak_held_bytes = 0;  // gathered (unsharded) bytes now, and the most at once
 
   size_t root() const { return units.size() - 1; }
 
@@ -86,6 +88,8 @@ struct ShardedParameters::State {
     for (size_t f : unit.flats) {
       Flat& flat = flats[f];
       allocate_storage(flat.full);
+      held_bytes += static_cast<int64_t>(flat.full.storage().nbytes());
+      peak_held_bytes = std::max(peak_held_bytes, held_bytes);
       flat.gather_work = group->all_gather_into_async(flat.full, flat.device_shard.detach());
       if (in_step) {
         traffic.gathered_bytes += flat.full.numel() * flat.full.element_size();
@@ -125,6 +129,7 @@ struct ShardedParameters::State {
         flat.gather_work->wait();
         flat.gather_work.reset();
       }
+      held_bytes -= static_cast<int64_t>(flat.full.storage().nbytes());
       release_storage(flat.full);
     }
     unit.gathered = false;
@@ -315,6 +320,7 @@ ShardedParameters::ShardedParameters(std::vector<ShardedUnitSpec> specs, std::sh
     s.units[u].gathered = true;
     s.release(u);
   }
+  s.held_bytes = s.peak_held_bytes = 0;  // the built flats were never counted as gathered
 }
 
 ShardedParameters::~ShardedParameters() {
@@ -344,6 +350,8 @@ int64_t ShardedParameters::gathered_bytes() const {
   for (const Flat& f : state_->flats) n += static_cast<int64_t>(f.full.storage().nbytes());
   return n;
 }
+int64_t ShardedParameters::peak_gathered_bytes() const { return state_->peak_held_bytes; }
+void ShardedParameters::reset_peak_gathered() { state_->peak_held_bytes = state_->held_bytes; }
 
 ShardedMemory ShardedParameters::memory() const {
   ShardedMemory m;

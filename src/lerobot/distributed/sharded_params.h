@@ -103,8 +103,11 @@ class ShardedParameters {
   const std::string& unit_name(size_t unit) const;
   ShardedMemory memory() const;
   ShardedTraffic traffic() const;
-  // Bytes of gathered (unsharded) parameters held right now.
+  // Bytes of gathered (unsharded) parameters held right now, and the most held at once since the
+  // last reset_peak_gathered() (prefetches included).
   int64_t gathered_bytes() const;
+  int64_t peak_gathered_bytes() const;
+  void reset_peak_gathered();
 
   // The optimizer's tensors for group g: one shard per flat tensor of that group, with names.
   std::vector<torch::Tensor> shards_of_group(int group) const;

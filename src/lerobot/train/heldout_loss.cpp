@@ -12,7 +12,7 @@ namespace lerobot {
 
 HeldOutLoss compute_heldout_loss(Policy& policy, const PolicyProcessors& processors, const HeldOutSet& set,
                                  int64_t batch_size, const torch::Device& device,
-                                 const std::string& mixed_precision, ProcessGroup* group) {
+                                 const std::string& mixed_precision, ProcessGroup* group, bool lockstep) {
   LEROBOT_CHECK(batch_size >= 1, "held-out batch size must be >= 1");
   const int rank = group ? group->rank() : 0;
   const int world = group ? group->world_size() : 1;
@@ -23,9 +23,12 @@ HeldOutLoss compute_heldout_loss(Policy& policy, const PolicyProcessors& process
   policy.eval();
   {
     torch::NoGradGuard no_grad;
-    for (int64_t b = rank; b < num_batches; b += world) {
+    const int64_t rounds = lockstep ? (num_batches + world - 1) / world : 0;
+    for (int64_t b = rank; b < num_batches || b < rounds * world; b += world) {
+      const bool counted = b < num_batches;
+      const int64_t batch_index = counted ? b : b % num_batches;  // lockstep's extra forward
       std::vector<DatasetItem> items;
-      for (int64_t i = b * batch_size; i < std::min(n, (b + 1) * batch_size); ++i)
+      for (int64_t i = batch_index * batch_size; i < std::min(n, (batch_index + 1) * batch_size); ++i)
         items.push_back(set.dataset->get_item(set.frames[static_cast<size_t>(i)]));
       const DataBatch raw = collate(items);
       const Batch batch = prepare_batch(raw.tensors, processors, device, raw.tasks);
@@ -34,6 +37,7 @@ HeldOutLoss compute_heldout_loss(Policy& policy, const PolicyProcessors& process
         AutocastScope autocast(mixed_precision, device);
         loss = policy.forward(batch).loss;
       }
+      if (!counted) continue;
       loss_sum += loss.to(torch::kFloat64).item<double>();
       ++batches;
       samples += static_cast<int64_t>(items.size());

@@ -32,9 +32,11 @@ struct HeldOutSet {
 };
 
 // Every rank calls it (collective when `group` has more than one process). The policy is put back
-// in training mode afterwards.
+// in training mode afterwards. `lockstep`: every rank runs the same number of forwards (a sharded
+// model's units are gathered collectively as each forward reaches them); a rank with no batch
+// left in the last round runs one of its own batches again, not counted.
 HeldOutLoss compute_heldout_loss(Policy& policy, const PolicyProcessors& processors, const HeldOutSet& set,
                                  int64_t batch_size, const torch::Device& device,
-                                 const std::string& mixed_precision, ProcessGroup* group);
+                                 const std::string& mixed_precision, ProcessGroup* group, bool lockstep = false);
 
 }  // namespace lerobot

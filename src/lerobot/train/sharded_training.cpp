@@ -346,4 +346,20 @@ FullParametersScope::~FullParametersScope() {
   if (sharded_) sharded_->params().release_all();
 }
 
+UnitByUnitScope::UnitByUnitScope(ShardedTraining* sharded) : sharded_(sharded) {
+  if (!sharded_) return;
+  ShardedParameters& p = sharded_->params();
+  p.release_all();
+  p.reset_peak_gathered();
+  p.gather_unit(p.num_units() - 1);  // the root (collective)
+  units_.emplace(sharded_->runner());
+}
+UnitByUnitScope::~UnitByUnitScope() {
+  units_.reset();
+  if (sharded_) sharded_->params().release_all();
+}
+int64_t UnitByUnitScope::peak_gathered_bytes() const {
+  return sharded_ ? sharded_->params().peak_gathered_bytes() : 0;
+}
+
 }  // namespace lerobot

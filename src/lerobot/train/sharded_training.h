@@ -14,6 +14,7 @@
 #include "lerobot/distributed/sharded_params.h"
 #include "lerobot/optim/optimizer.h"
 #include "lerobot/policies/policy.h"
+#include "lerobot/policies/unit_runner.h"
 #include "lerobot/train/lerobot_sections.h"
 
 namespace lerobot {
@@ -89,6 +90,25 @@ class ShardedTraining {
   std::vector<size_t> group_sizes_;  // parameters per policy group
   std::vector<std::string> unit_names_;
   bool reshard_ = true;
+};
+
+// A forward outside the step (the held-out loss) with the model's units gathered one at a time as
+// the forward reaches them and released after, the root unit held throughout: the device holds
+// the root and one unit (two with the prefetch) beyond the shards, not the whole model. Collective:
+// every rank must then run the same forwards (the units' all-gathers pair up across ranks). Nothing
+// happens when `sharded` is null.
+class UnitByUnitScope {
+ public:
+  explicit UnitByUnitScope(ShardedTraining* sharded);
+  ~UnitByUnitScope();
+  UnitByUnitScope(const UnitByUnitScope&) = delete;
+  UnitByUnitScope& operator=(const UnitByUnitScope&) = delete;
+  // The most gathered bytes held at once in the scope so far.
+  int64_t peak_gathered_bytes() const;
+
+ private:
+  ShardedTraining* sharded_;
+  std::optional<UnitRunnerScope> units_;
 };
 
 // The whole model gathered on every rank while in scope (collective at both ends; nothing happens

@@ -11,6 +11,7 @@
 #include "lerobot/train/metrics/train_warnings.h"
 #include "lerobot/train/metrics/wandb_run.h"
 #include "lerobot/train/rng_state.h"
+#include "lerobot/train/sharded_training.h"
 #include "lerobot/train/train_eval.h"
 #include "lerobot/train/train_setup.h"
 
@@ -186,16 +187,25 @@ void TrainLogger::evaluate(int64_t step) {
 
 void TrainLogger::heldout(int64_t step) {
   HeldOutLoss r;
+  int64_t peak_gathered = 0;
   {
     RngFork keep_training_stream(s_.device);  // Diffusion's loss draws noise and timesteps
+    // A sharded run gathers one unit at a time, as in the step (every rank runs as many forwards).
+    UnitByUnitScope units(s_.sharded.get());
     r = compute_heldout_loss(*s_.policy, s_.processors, *s_.heldout, s_.cfg.batch_size, s_.device,
-                             s_.cfg.accelerator.mixed_precision, s_.world_size() > 1 ? s_.group.get() : nullptr);
+                             s_.cfg.accelerator.mixed_precision, s_.world_size() > 1 ? s_.group.get() : nullptr,
+                             /*lockstep=*/s_.sharded != nullptr);
+    peak_gathered = units.peak_gathered_bytes();
   }
   if (!s_.is_main()) return;
   if (progress_) progress_->clear();
   std::ostringstream line;
   line << "step " << step << ": eval_loss=" << std::fixed << std::setprecision(4) << r.loss << " (" << r.samples
-       << " held-out frames in " << r.batches << " batches)";
+       << " held-out frames in " << r.batches << " batches";
+  if (s_.sharded)
+    line << "; sharded: at most " << peak_gathered << " of the model's " << s_.sharded->params().memory().total_bytes
+         << " bytes gathered at once";
+  line << ")";
   LOG_INFO << line.str();
   jsonl_->write(Json{{"step", step}, {"split", "eval"}, {"eval_loss", r.loss}, {"eval_samples", r.samples},
                      {"eval_batches", r.batches}});

@@ -66,12 +66,10 @@ TrainResult train(TrainPipelineConfig cfg, const LaunchEnv& launch) {
     } else if (save || step == s.cfg.steps) {
       update.check_nonfinite(step);  // also with --log_freq=0: no checkpoint of a diverged run
     }
-    // Work outside the step sees the whole model: a sharded run gathers it for the while (collective).
-    if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) {
-      FullParametersScope whole(s.sharded.get());
-      logger.heldout(step);  // collective
-    }
+    // The held-out loss: a sharded run gathers unit by unit, as in the step (collective).
+    if (s.heldout && s.cfg.eval_steps > 0 && step % s.cfg.eval_steps == 0) logger.heldout(step);
     if (save) save_train_checkpoint(s, step);  // collective (a sharded run gathers unit by unit)
+    // The env's rollouts (rank 0 only) see the whole model: a sharded run gathers it for the while.
     if (s.cfg.env && s.cfg.env_eval_freq > 0 && step % s.cfg.env_eval_freq == 0) {
       FullParametersScope whole(s.sharded.get());
       std::optional<EmaWeightsScope> ema_weights;  // --ema.use_for_eval: evaluate the averaged weights
