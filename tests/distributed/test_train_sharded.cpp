@@ -285,8 +285,9 @@ TEST(TrainSharded, BadSettingsNameTheFlag) {
   }
 }
 
-// Diffusion (U-Net residual blocks as units) and SmolVLA (joint layers and vision layers) sharded
-// over 2 processes give the DDP run's update: both draw the same noise and time on each rank.
+// Diffusion (U-Net residual blocks as units), VQ-BeT (its GPT's blocks) and SmolVLA (joint layers
+// and vision layers) sharded over 2 processes give the DDP run's update: both draw the same noise
+// and time on each rank.
 // SmolVLA with load_vlm_weights=true (its backbone and expert in bfloat16, which Gloo carries as
 // float32) trains sharded too; its update is near DDP's but not equal to 1e-5: bfloat16 parameters
 // round each update to 8 bits, and torch's clipping takes bfloat16 per-tensor norms while the
@@ -300,6 +301,14 @@ TEST_P(TrainShardedPolicy, MatchesDdp) {
   std::string f = GetParam() == "diffusion"
                       ? " --policy.type=diffusion --policy.down_dims=[16,32] --policy.horizon=8 --policy.n_action_steps=4"
                         " --policy.pretrained_backbone_weights=null"
+                  : GetParam() == "vqbet"
+                      // One VQ-VAE step (no transformer block runs: the units are not gathered),
+                      // then the GPT's two blocks as units.
+                      ? " --policy.type=vqbet --policy.n_obs_steps=2 --policy.n_action_pred_token=2"
+                        " --policy.action_chunk_size=3 --policy.crop_shape=[56,56] --policy.n_vqvae_training_steps=1"
+                        " --policy.vqvae_n_embed=8 --policy.vqvae_embedding_dim=16 --policy.vqvae_enc_hidden_dim=32"
+                        " --policy.gpt_n_layer=2 --policy.gpt_hidden_dim=32 --policy.gpt_input_dim=32"
+                        " --policy.gpt_output_dim=32 --policy.gpt_n_head=2 --policy.pretrained_backbone_weights=null"
                       : " --policy.type=smolvla --policy.vlm_model_name=" LEROBOT_SOURCE_DIR
                         "/tests/policies/data/smolvla_tiny_vlm --policy.num_vlm_layers=4 --policy.chunk_size=4"
                         " --policy.n_action_steps=4 --policy.max_state_dim=8 --policy.max_action_dim=8"
@@ -333,4 +342,4 @@ TEST_P(TrainShardedPolicy, MatchesDdp) {
   EXPECT_LE(std::sqrt(num / den), 1e-3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, TrainShardedPolicy, ::testing::Values("diffusion", "smolvla"));
+INSTANTIATE_TEST_SUITE_P(Policies, TrainShardedPolicy, ::testing::Values("diffusion", "vqbet", "smolvla"));
