@@ -262,6 +262,48 @@ TEST(TrainSharded, HeldOutLossGathersUnitByUnitAndEqualsOneProcess) {
   EXPECT_LT(held, total);  // the whole model gathered (as before this scope) reads held == total
 }
 
+// LoRA adapters (--peft.*) in a sharded run: the frozen base is sharded with the adapters (each
+// unit's flats split by trainability), only the adapters and the modules to save train, and their
+// update equals the DDP run's. The checkpoint is PEFT's folder (adapter_model.safetensors from the
+// weights gathered unit by unit, no model.safetensors).
+TEST(TrainSharded, LoraAdaptersMatchDdp) {
+  one_thread_per_process();
+  TempDir dir;
+  const std::string ds = make_dataset(dir.path);
+  std::string base_flags = act_flags(ds);
+  base_flags.replace(base_flags.find("--policy.n_encoder_layers=1"), std::strlen("--policy.n_encoder_layers=1"),
+                     "--policy.n_encoder_layers=2");
+  train(dir.path, "base", base_flags + " --batch_size=4 --steps=1");
+  const std::string f = " --policy.path=" + dir.path + "/base/checkpoints/last/pretrained_model --dataset.root=" + ds +
+                        " --seed=7 --num_workers=0 --log_freq=10 --policy.device=cpu --batch_size=4 --num_processes=2"
+                        " --peft.target_modules=[linear1,linear2] --peft.full_training_modules=[action_head] --peft.r=4"
+                        " --use_policy_training_preset=false --optimizer.type=sgd --optimizer.weight_decay=0"
+                        " --optimizer.grad_clip_norm=1";
+  const auto adapters = [&](const std::string& name) {
+    return load_params(dir.path + "/" + name + "/checkpoints/last/pretrained_model/adapter_model.safetensors");
+  };
+  train(dir.path, "init", f + " --optimizer.lr=0 --steps=1");
+  train(dir.path, "ddp", f + " --optimizer.lr=1e-2 --steps=3");
+  train(dir.path, "fewer", f + " --optimizer.lr=1e-2 --steps=2");
+  const std::string sharded_dir = train(dir.path, "sharded", f + " --optimizer.lr=1e-2 --steps=3 --parallelism.dp_shard=2");
+  const Params init = adapters("init"), ddp = adapters("ddp"), fewer = adapters("fewer"), sharded = adapters("sharded");
+  ASSERT_FALSE(init.empty() || ddp.empty() || fewer.empty() || sharded.empty());
+  EXPECT_FALSE(std::filesystem::exists(sharded_dir + "/checkpoints/last/pretrained_model/model.safetensors"));
+  int lora = 0, saved = 0;
+  for (const auto& [k, t] : sharded) {
+    lora += k.find(".lora_") != std::string::npos;
+    saved += k.find("action_head") != std::string::npos;
+  }
+  EXPECT_EQ(lora, 2 * 6) << "lora_A and lora_B of linear1/linear2 in 2 encoder layers and 1 decoder layer";
+  EXPECT_GT(saved, 0) << "the module to save";
+  const double vs_ddp = relative_update_diff(init, ddp, sharded);
+  const double fewer_vs_ddp = relative_update_diff(init, ddp, fewer);
+  std::printf("LoRA: relative update difference of the adapters, sharded vs DDP %.3g; DDP one step shorter %.3g\n", vs_ddp,
+              fewer_vs_ddp);
+  EXPECT_LE(vs_ddp, kTolerance);
+  EXPECT_GT(fewer_vs_ddp, 100 * kTolerance);
+}
+
 TEST(TrainSharded, BadSettingsNameTheFlag) {
   TempDir dir;
   const std::string ds = make_dataset(dir.path);

@@ -50,8 +50,10 @@ void write_pretrained_model(TrainSetup& s, const fs::path& dir, bool ema_weights
     // a pushed adapter finds its base on any machine.
     const std::string base =
         lora::adapter_base(s.peft_base).value_or(hub::model_repo_id_of_snapshot(s.peft_base).value_or(s.peft_base));
+    // A sharded run's checkpoint reads the adapters from the weights gathered unit by unit.
     lora::save_adapter_folder(dir, *s.policy, *s.peft, base, cls == classes.end() ? type : cls->second,
-                              "lerobot.policies." + type + ".modeling_" + type);
+                              "lerobot.policies." + type + ".modeling_" + type,
+                              s.sharded && !s.sharded_weights.empty() ? &s.sharded_weights : nullptr);
     Json config = Json::parse(policy_config_json(s.policy->config()));
     config["use_peft"] = true;
     write_file_atomic(dir / kConfigFile, config.dump(4));

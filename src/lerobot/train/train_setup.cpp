@@ -47,7 +47,6 @@ void apply_policy_preset(TrainPipelineConfig& cfg) {
 void refuse_with_sharding(const TrainPipelineConfig& cfg) {
   const std::string fix = "drop it, or train with plain data parallelism (--parallelism.dp_shard=1)";
   if (cfg.ema.enable) throw_usage("--ema.enable is not built for sharded runs yet", "--ema.enable", fix);
-  if (!cfg.peft.is_null()) throw_usage("LoRA adapters (--peft.*) are not built for sharded runs yet", "--peft", fix);
   if (cfg.accelerator.mixed_precision == "fp16")
     throw_usage("fp16 loss scaling is not built for sharded runs yet", "--accelerator.mixed_precision",
                 "use --accelerator.mixed_precision=bf16 (or no)");
@@ -167,8 +166,11 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // Dataset (delta indices from the policy) and policy features.
   const DatasetMetadata meta = load_dataset_metadata(*cfg.dataset.root);
   check_rename_map(cfg.rename_map, meta, s->is_main());
-  const DeltaIndices deltas = resolve_delta_indices(meta, cfg.policy->observation_delta_indices(),
-                                                    cfg.policy->action_delta_indices(), {}, cfg.rename_map);
+  const DeltaIndices deltas = resolve_delta_indices(
+      meta,
+      DeltaIndexRequest{cfg.policy->observation_delta_indices(), cfg.policy->image_observation_delta_indices(),
+                        cfg.policy->state_observation_delta_indices(), cfg.policy->action_delta_indices(), std::nullopt},
+      cfg.rename_map);
   DatasetConfig train_data = cfg.dataset;
   std::optional<EpisodeSplit> split;
   if (cfg.dataset.eval_split > 0.0) {  // LeRobot's make_train_eval_datasets: held-out episodes per task

@@ -9,10 +9,22 @@
 namespace lerobot::lora {
 
 void save_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy, const LoraSettings& s,
-                         const std::string& base, const std::string& policy_class, const std::string& policy_module) {
+                         const std::string& base, const std::string& policy_class, const std::string& policy_module,
+                         const std::map<std::string, torch::Tensor>* weights) {
   std::filesystem::create_directories(dir);
   TensorMap tensors;
-  for (const auto& [key, t] : adapter_tensors(policy, s)) tensors[key] = t.detach().to(torch::kCPU).contiguous();
+  const std::string prefix = "base_model.model.";  // adapter_tensors' keys: PEFT's, over the policy's names
+  for (const auto& [key, t] : adapter_tensors(policy, s)) {
+    torch::Tensor value = t;
+    if (weights) {
+      const auto found = weights->find(key.substr(prefix.size()));
+      if (found == weights->end())
+        throw Error(ErrorKind::kRuntime, "the gathered weights have no '" + key.substr(prefix.size()) + "'",
+                    "adapter_model.safetensors", "gather the whole state dict before writing the adapters");
+      value = found->second;
+    }
+    tensors[key] = value.detach().to(torch::kCPU).contiguous();
+  }
   save_safetensors(dir / "adapter_model.safetensors", tensors);
   std::ofstream out(dir / "adapter_config.json");
   out << adapter_config_json(s, base, policy_class, policy_module).dump(2) << "\n";

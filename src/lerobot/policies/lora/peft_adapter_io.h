@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -13,9 +14,12 @@
 
 namespace lerobot::lora {
 
+// `weights`: the policy's state dict as gathered elsewhere (a sharded run's, whose module tensors
+// are released between steps), read by parameter name instead of the modules; null: the modules'.
 void save_adapter_folder(const std::filesystem::path& dir, torch::nn::Module& policy, const LoraSettings& s,
                          const std::string& base_model_name_or_path, const std::string& policy_class,
-                         const std::string& policy_module);
+                         const std::string& policy_module,
+                         const std::map<std::string, torch::Tensor>* weights = nullptr);
 
 // Reads adapter_config.json, injects adapters into `policy` as it says, loads
 // adapter_model.safetensors into them and freezes the rest; returns the settings.
