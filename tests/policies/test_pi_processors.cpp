@@ -3,7 +3,8 @@
 // tests/policies/data/pi_processors_reference.json). For the script's config and stats: the
 // files we save are the files LeRobot saves (step names, order, configs, state-file names and
 // tensors), the files LeRobot saved load here and preprocess the raw batch as LeRobot did
-// (tokens, masks, normalized values), our own files round-trip, and relative actions are refused.
+// (tokens, masks, normalized values) and our own files round-trip. Relative actions on:
+// test_pi_relative_actions.cpp.
 // "google/paligemma-3b-pt-224" resolves to tests/policies/data/gemma_tokenizer on both sides.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -255,24 +256,6 @@ TEST_P(PiProcessors, RoundTrip) {
   const Batch raw = raw_batch(r, tasks);
   const Batch a = p.preprocess(raw, tasks), b = q.preprocess(raw, tasks);
   for (const auto& kv : a) EXPECT_TRUE(torch::equal(kv.second, b.at(kv.first))) << kv.first;
-}
-
-TEST_P(PiProcessors, RelativeActionsAreRefused) {
-  GemmaResolver resolver;
-  auto cfg = make_config(GetParam());
-  cfg->use_relative_actions = true;
-  try {
-    make_policy_processors(*cfg, make_stats(), "cpu");
-    FAIL() << "use_relative_actions=true was accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
-    EXPECT_NE(std::string(e.what()).find("policy.use_relative_actions"), std::string::npos) << e.what();
-  }
-  Json r = reference().at(GetParam());
-  for (auto& s : r["preprocessor"]["steps"])
-    if (s.at("registry_name") == "relative_actions_processor") s["config"]["enabled"] = true;
-  const fs::path dir = lerobot_folder(r, "relative_" + GetParam());
-  EXPECT_THROW(load_policy_processors(dir), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pi, PiProcessors, ::testing::Values("pi0", "pi05", "pi05_wide_state"),

@@ -54,10 +54,13 @@ torch::Tensor PolicyActionSource::act(const RolloutObservation& obs) {
     throw_usage("the env gives no '" + key + "' observation", key,
                 "evaluate in the task the policy was trained on (or set a rename_map)");
   };
-  const Batch batch = observation_inputs(cfg, processors_, obs.batch, obs.tasks, device_, convert, missing);
+  // With relative actions, the action (a chunk's queued step too) is made absolute with this
+  // step's state, as LeRobot's rollout does (its postprocessor adds the last preprocessed state).
+  torch::Tensor state;
+  const Batch batch = observation_inputs(cfg, processors_, obs.batch, obs.tasks, device_, convert, missing, &state);
   torch::NoGradGuard no_grad;
   torch::Tensor action = policy_.select_action(batch);  // (B, A)
-  return processors_.postprocess_action(action.to(torch::kCPU).to(torch::kFloat32));
+  return processors_.postprocess_action(action.to(torch::kCPU).to(torch::kFloat32), state);
 }
 
 void ExpertActionSource::reset(int64_t) { experts_.clear(); }

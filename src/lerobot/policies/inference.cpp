@@ -28,6 +28,14 @@ bool InferencePolicy::graphs_replaying() const { return graphed_->replaying(); }
 std::string InferencePolicy::graphs_why_not() const { return graphed_->why_not(); }
 
 Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& observation) const {
+  return prepare_into(observation, nullptr);
+}
+
+Batch InferencePolicy::take_observation(const std::map<std::string, torch::Tensor>& observation) {
+  return prepare_into(observation, &last_state_);
+}
+
+Batch InferencePolicy::prepare_into(const std::map<std::string, torch::Tensor>& observation, torch::Tensor* raw_state) const {
   const PolicyConfig& cfg = policy_->config();
   auto convert = [&](const std::string&, const std::string& key, const PolicyFeature& feature, torch::Tensor x) {
     const auto& shape = feature.shape;
@@ -55,19 +63,19 @@ Batch InferencePolicy::prepare(const std::map<std::string, torch::Tensor>& obser
   auto missing = [](const std::string& key) {
     throw_usage("the observation has no '" + key + "'", key, "the policy was trained with it");
   };
-  return observation_inputs(cfg, processors_, observation, {task_}, device_, convert, missing);
+  return observation_inputs(cfg, processors_, observation, {task_}, device_, convert, missing, raw_state);
 }
 
 torch::Tensor InferencePolicy::select_action(const std::map<std::string, torch::Tensor>& observation) {
   InferenceGuard guard;
-  auto action = policy_->select_action(prepare(observation));  // (1, A)
-  return processors_.postprocess_action(action.to(torch::kCPU)).squeeze(0);
+  auto action = policy_->select_action(take_observation(observation));  // (1, A)
+  return processors_.postprocess_action(action.to(torch::kCPU), last_state_).squeeze(0);
 }
 
 torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, torch::Tensor>& observation) {
   InferenceGuard guard;
-  auto chunk = graphed_->predict(prepare(observation));  // (1, chunk, A)
-  return processors_.postprocess_action(chunk.to(torch::kCPU)).squeeze(0);
+  auto chunk = graphed_->predict(take_observation(observation));  // (1, chunk, A)
+  return processors_.postprocess_action(chunk.to(torch::kCPU), last_state_).squeeze(0);
 }
 
 namespace {
@@ -96,6 +104,7 @@ torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, 
     throw_usage("inference_delay must be >= 0, got " + std::to_string(inference_delay), "inference_delay");
   if (execution_horizon && *execution_horizon < 0)
     throw_usage("execution_horizon must be >= 0, got " + std::to_string(*execution_horizon), "execution_horizon");
+  const Batch batch = take_observation(observation);
   RtcGuidance guidance;
   guidance.inference_delay = inference_delay;
   guidance.execution_horizon = execution_horizon;
@@ -103,12 +112,15 @@ torch::Tensor InferencePolicy::predict_action_chunk(const std::map<std::string, 
     if (left_over.dim() != 2)
       throw_usage("the previous chunk's leftover has shape " + c10::str(left_over.sizes()), "left_over",
                   "give (steps, action dims): the rows of the previous chunk not executed yet");
-    // Back into the policy's output space (the postprocessor's unnormalize, inverted).
-    const Batch actions{{"action", left_over.to(torch::kFloat32).unsqueeze(0).to(device_)}};
+    // Back into the policy's output space (the postprocessor inverted: relative to the current
+    // state, as LeRobot's reanchor_relative_rtc_prefix, then normalized).
+    torch::Tensor prev = left_over.to(torch::kFloat32).unsqueeze(0);
+    if (processors_.adds_state()) prev = processors_.relative_actions->to_relative(prev, last_state_);
+    const Batch actions{{"action", prev.to(device_)}};
     guidance.prev_chunk_left_over = processors_.normalizer.normalize(actions).at("action");
   }
-  auto chunk = rtc.predict_action_chunk_rtc(prepare(observation), guidance);  // (1, chunk, A)
-  return processors_.postprocess_action(chunk.to(torch::kCPU)).squeeze(0);
+  auto chunk = rtc.predict_action_chunk_rtc(batch, guidance);  // (1, chunk, A)
+  return processors_.postprocess_action(chunk.to(torch::kCPU), last_state_).squeeze(0);
 }
 
 void InferencePolicy::reset() { policy_->reset(); }

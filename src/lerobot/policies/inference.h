@@ -62,6 +62,10 @@ class InferencePolicy {
 
   // Raw observation -> normalized batch of 1 on the policy's device (exposed for tests).
   Batch prepare(const std::map<std::string, torch::Tensor>& observation) const;
+  // The raw observation.state (1, S) of the last observation select_action / predict_action_chunk
+  // took: what the postprocessor adds back with relative actions (LeRobot's cached state), so a
+  // queued action is made absolute with the current observation's state. Undefined before the first.
+  const torch::Tensor& last_state() const { return last_state_; }
   // Whether chunks are CUDA-graph replays now; else why not ("" while warming up).
   bool graphs_replaying() const;
   std::string graphs_why_not() const;
@@ -71,7 +75,11 @@ class InferencePolicy {
   PolicyProcessors processors_;
   torch::Device device_;
   std::string task_;
+  torch::Tensor last_state_;  // see last_state()
   std::unique_ptr<GraphedChunkPredictor> graphed_;
+  // prepare(), also keeping the observation's raw state in last_state_.
+  Batch take_observation(const std::map<std::string, torch::Tensor>& observation);
+  Batch prepare_into(const std::map<std::string, torch::Tensor>& observation, torch::Tensor* raw_state) const;
 };
 
 }  // namespace lerobot

@@ -8,7 +8,8 @@ namespace lerobot {
 Batch observation_inputs(const PolicyConfig& cfg, const PolicyProcessors& processors,
                          const std::map<std::string, torch::Tensor>& observation,
                          const std::vector<std::string>& tasks, const torch::Device& device,
-                         const ObservationConvert& convert, const MissingObservation& missing) {
+                         const ObservationConvert& convert, const MissingObservation& missing,
+                         torch::Tensor* raw_state) {
   Batch batch;
   for (const auto& [name, x] : observation) {
     std::string key = name;
@@ -24,6 +25,7 @@ Batch observation_inputs(const PolicyConfig& cfg, const PolicyProcessors& proces
     if (!batch.count(kv.first) && !cfg.is_placeholder_feature(kv.first) &&
         !(kv.second.type == "VISUAL" && fills_absent_cameras(cfg)))
       missing(kv.first);
+  if (auto state = batch.find("observation.state"); raw_state && state != batch.end()) *raw_state = state->second;
   // SmolVLA and π0 tokenize, then normalize; π0.5 normalizes, then builds its prompt from the state.
   return processors.tokenize_and_normalize(std::move(batch), tasks, device);
 }

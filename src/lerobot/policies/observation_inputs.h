@@ -26,10 +26,13 @@ using ObservationConvert = std::function<torch::Tensor(const std::string& name, 
 using MissingObservation = std::function<void(const std::string& key)>;
 
 // Placeholder features (empty camera slots) and the cameras a policy fills when absent
-// (fills_absent_cameras: π, SmolVLA) may be absent; the batch goes to `device`.
+// (fills_absent_cameras: π, SmolVLA) may be absent; the batch goes to `device`. `raw_state`, when
+// given and the observation has observation.state: set to that state as converted, before the
+// normalizer (B, S): what PolicyProcessors::postprocess_action adds back with relative actions.
 Batch observation_inputs(const PolicyConfig& cfg, const PolicyProcessors& processors,
                          const std::map<std::string, torch::Tensor>& observation,
                          const std::vector<std::string>& tasks, const torch::Device& device,
-                         const ObservationConvert& convert, const MissingObservation& missing);
+                         const ObservationConvert& convert, const MissingObservation& missing,
+                         torch::Tensor* raw_state = nullptr);
 
 }  // namespace lerobot

@@ -44,10 +44,13 @@ constexpr const char* kStateKey = "observation.state";
 constexpr const char* kRelativeStep = "relative_actions_processor";
 constexpr const char* kAbsoluteStep = "absolute_actions_processor";
 
-[[noreturn]] void refuse_relative_actions(const std::string& where) {
-  throw_usage("relative actions (LeRobot's relative_actions_processor / absolute_actions_processor with "
-              "enabled=true) are not supported",
-              where, "set policy.use_relative_actions=false (LeRobot's default)");
+// LeRobot's RelativeActionsProcessorStep on a batch: the action relative to the batch's state,
+// when both are there (an observation without action passes unchanged).
+Batch make_actions_relative(Batch batch, const std::optional<RelativeActions>& r) {
+  if (!r || !r->enabled) return batch;
+  auto action = batch.find("action"), state = batch.find(kStateKey);
+  if (action != batch.end() && state != batch.end()) action->second = r->to_relative(action->second, state->second);
+  return batch;
 }
 
 // The tokenizer of a folder, or of a model named by Hub id (`flag` names where the name came from).
@@ -98,12 +101,12 @@ Batch PolicyProcessors::preprocess(const Batch& batch, const std::vector<std::st
     const torch::Device device = renamed.empty() ? torch::Device(torch::kCPU) : renamed.begin()->second.device();
     return tokenize_and_normalize(std::move(renamed), tasks, device);
   }
-  return normalizer.normalize(renamed);
+  return normalizer.normalize(make_actions_relative(std::move(renamed), relative_actions));
 }
 
 Batch PolicyProcessors::tokenize_and_normalize(Batch batch, const std::vector<std::string>& tasks,
                                                const torch::Device& device) const {
-  if (relative_actions && relative_actions->enabled) refuse_relative_actions("policy_preprocessor.json");
+  batch = make_actions_relative(std::move(batch), relative_actions);  // before the normalizer (both layouts)
   if (!language) return normalizer.normalize(batch);
   if (language->after_normalizer()) {
     batch = normalizer.normalize(batch);
@@ -142,8 +145,9 @@ std::string PolicyProcessors::normalizer_state_file() const {
   return "policy_preprocessor_step_" + std::to_string(i) + "_normalizer_processor.safetensors";
 }
 
-torch::Tensor PolicyProcessors::postprocess_action(const torch::Tensor& action) const {
-  return unnormalizer.unnormalize(Batch{{"action", action}}).at("action");
+torch::Tensor PolicyProcessors::postprocess_action(const torch::Tensor& action, const torch::Tensor& state) const {
+  torch::Tensor out = unnormalizer.unnormalize(Batch{{"action", action}}).at("action");
+  return adds_state() ? relative_actions->to_absolute(out, state) : out;
 }
 
 PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats& stats, const std::string& device) {
@@ -179,7 +183,6 @@ PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats&
     p.language = std::move(l);
   }
   if (const auto* c = dynamic_cast<const PiConfigBase*>(&config)) {
-    if (c->use_relative_actions) refuse_relative_actions("policy.use_relative_actions");
     p.relative_actions = RelativeActions{c->use_relative_actions, c->relative_exclude_joints, c->action_feature_names};
   }
   return p;
@@ -327,11 +330,22 @@ PolicyProcessors load_policy_processors(const fs::path& dir) {
           throw_checkpoint(std::string("malformed relative_actions_processor config: ") + e.what(),
                            (dir / json_name).string());
         }
-        if (r.enabled) refuse_relative_actions((dir / json_name).string());
         p.relative_actions = std::move(r);
       } else if (reg == kAbsoluteStep) {
-        if (cfg.value("enabled", false)) refuse_relative_actions((dir / json_name).string());
-        if (!p.relative_actions) p.relative_actions.emplace();
+        // LeRobot's factory wires this step to the preprocessor's relative step, whose mask and
+        // cached state it uses; the two must agree on `enabled`.
+        const Json en = cfg.value("enabled", Json(false));
+        if (!en.is_boolean())
+          throw_checkpoint("absolute_actions_processor's enabled is not true/false: " + en.dump(), (dir / json_name).string());
+        const bool enabled = en.get<bool>();
+        if (!enabled && !p.relative_actions) p.relative_actions.emplace();
+        if (!p.relative_actions || p.relative_actions->enabled != enabled)
+          throw_checkpoint(std::string("absolute_actions_processor has enabled=") + (enabled ? "true" : "false") +
+                               (p.relative_actions ? std::string(" but relative_actions_processor has enabled=") +
+                                                         (p.relative_actions->enabled ? "true" : "false")
+                                                   : std::string(" but the preprocessor has no relative_actions_processor")),
+                           (dir / json_name).string(),
+                           "the pipeline files must come from one checkpoint (set both steps' enabled alike)");
       } else if (reg == "tokenizer_processor") {
         if (!p.language) {
           p.language.emplace();

@@ -20,6 +20,7 @@
 #include "lerobot/common/fs.h"
 #include "lerobot/policies/normalize.h"
 #include "lerobot/policies/policy_config.h"
+#include "lerobot/policies/relative_actions.h"
 
 namespace lerobot {
 
@@ -61,16 +62,6 @@ struct LanguageProcessing {
   void tokenize(const std::vector<std::string>& tasks, Batch& batch, const torch::Device& device) const;
 };
 
-// π0/π0.5's relative_actions_processor (preprocessor) and absolute_actions_processor
-// (postprocessor), LeRobot's RelativeActionsProcessorStep / AbsoluteActionsProcessorStep. Only
-// enabled=false (LeRobot's default use_relative_actions=false) is supported: the steps are then
-// written and read but change nothing; enabled=true is refused (policy.use_relative_actions).
-struct RelativeActions {
-  bool enabled = false;
-  std::vector<std::string> exclude_joints;
-  std::optional<std::vector<std::string>> action_names;
-};
-
 struct PolicyProcessors {
   // --rename_map {dataset key: policy key}, applied first to every key of a batch (observations,
   // the action, and their "_is_pad"/"_padding_mask" companions), as LeRobot 0.6's rename_batch_keys;
@@ -81,21 +72,31 @@ struct PolicyProcessors {
   Normalizer unnormalizer;  // output features (postprocessor step 0)
 
   std::optional<LanguageProcessing> language;  // SmolVLA's, π0's and π0.5's task tokenization
-  std::optional<RelativeActions> relative_actions;  // π0 / π0.5 (always disabled)
+  // π0 / π0.5: relative_actions_processor before the normalizer, absolute_actions_processor after
+  // the unnormalizer (relative_actions.h); absent for the other policies.
+  std::optional<RelativeActions> relative_actions;
 
   // Preprocessing of a batched observation/training batch: rename, then tokenize the tasks (one
   // per row; a policy with language input refuses a batch without them) and normalize, in the
-  // pipeline's order (π0.5 normalizes first). A batch that already has the tokens is only normalized.
+  // pipeline's order (π0.5 normalizes first); with relative actions on, the batch's action is made
+  // relative to its observation.state first. A batch that already has the tokens is only
+  // made relative and normalized.
   Batch preprocess(const Batch& batch, const std::vector<std::string>& tasks = {}) const;
-  // The language steps and the normalizer, in the pipeline's order, on a renamed batch; the
-  // tokens go to `device`.
+  // The relative actions step, the language steps and the normalizer, in the pipeline's order, on
+  // a renamed batch; the tokens go to `device`.
   Batch tokenize_and_normalize(Batch batch, const std::vector<std::string>& tasks, const torch::Device& device) const;
   // The preprocessor's step registry names, in order (see the layouts above).
   std::vector<std::string> preprocessor_steps() const;
   // The normalizer's state file name (its step index differs with the language steps).
   std::string normalizer_state_file() const;
-  // (…, A) normalized action -> robot units.
-  torch::Tensor postprocess_action(const torch::Tensor& action) const;
+  // Normalized action (B, A) or (B, T, A) -> robot units: unnormalized, then, with relative actions
+  // on, `state` added on the masked dimensions. `state`: the raw (renamed, not normalized)
+  // observation.state (B, S) of the last observation preprocessed, LeRobot's cached state; the
+  // caller keeps it (observation_inputs hands it out). Unused, and may be undefined, when relative
+  // actions are off; refused as undefined when they are on.
+  torch::Tensor postprocess_action(const torch::Tensor& action, const torch::Tensor& state = {}) const;
+  // Whether postprocess_action needs the state (relative actions on).
+  bool adds_state() const { return relative_actions && relative_actions->enabled; }
 };
 
 // LeRobot's _rename_key_with_metadata: `key` renamed by the map, or "<base>_is_pad" /
@@ -108,8 +109,8 @@ Stats rename_stats(const Stats& stats, const std::map<std::string, std::string>&
 // norm_map = config.normalization_mapping(), stats = the dataset stats (whole dict; apply
 // apply_imagenet_stats() first when training with ImageNet stats). A config with language input
 // gets the language steps, its tokenizer from the folder resolve_model_folder gives; a π0/π0.5
-// config (type "pi0"/"pi05") gets its prompt step and the relative/absolute actions steps, and
-// use_relative_actions=true is refused as a usage error naming policy.use_relative_actions.
+// config (type "pi0"/"pi05") gets its prompt step and the relative/absolute actions steps (on with
+// use_relative_actions, masked by relative_exclude_joints and action_feature_names).
 PolicyProcessors make_policy_processors(const PolicyConfig& config, const Stats& stats,
                                         const std::string& device = "cpu");
 

@@ -1,6 +1,9 @@
 // Policy feature inference from dataset metadata (see policy_features.h).
 #include "lerobot/train/policy_features.h"
 
+#include <algorithm>
+
+#include "lerobot/common/config/config.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/strings.h"
 
@@ -71,6 +74,23 @@ void fill_policy_features(PolicyConfig& config, const DatasetMetadata& meta,
       config.input_features[key] = f;
       config.input_feature_order.push_back(key);
     }
+  }
+  // LeRobot's make_policy: a config with an action_feature_names field (π0/π0.5's, which
+  // relative_exclude_joints matches) gets the names of the dataset feature that is "action" after
+  // renaming (a names dict gives its keys, as Python's list() of it); no names leave it as it is.
+  const auto fields = field_names(config);
+  if (std::find(fields.begin(), fields.end(), "action_feature_names") == fields.end()) return;
+  for (const auto& spec : meta.features) {
+    auto r = rename_map.find(spec.key);
+    if ((r == rename_map.end() ? spec.key : r->second) != "action") continue;
+    if (spec.names.is_null()) break;
+    std::vector<std::string> names;
+    if (spec.names.is_object())
+      for (auto it = spec.names.begin(); it != spec.names.end(); ++it) names.push_back(it.key());
+    else
+      for (const auto& n : spec.names) names.push_back(n.is_string() ? n.get<std::string>() : n.dump());
+    apply_json(config, Json{{"action_feature_names", names}}, "policy");
+    break;
   }
 }
 

@@ -21,7 +21,8 @@ std::vector<std::pair<std::string, PolicyFeature>> dataset_to_policy_features(
 
 // Fills config.output_features (always) and config.input_features (when empty), keeping the
 // dataset order in config.input_feature_order. A dataset without an 'action' feature (after the
-// rename) is a data error naming its keys and the --rename_map that would fix it.
+// rename) is a data error naming its keys and the --rename_map that would fix it. A config with
+// an action_feature_names field (π0/π0.5) gets the action's names from info.json.
 void fill_policy_features(PolicyConfig& config, const DatasetMetadata& meta,
                           const std::map<std::string, std::string>& rename_map = {});
 
