@@ -31,9 +31,11 @@ class InferencePolicy {
 
   // observation: feature key -> tensor without batch dim. Cameras: uint8 (H, W, C) or (C, H, W)
   // (scaled by 1/255) or float (C, H, W) already in [0, 1]; state: float (S).
-  // Returns the next action (A), float32 on CPU, unnormalized.
+  // Returns the next action (A), float32 on CPU, unnormalized; with relative actions (π), this
+  // observation's state added, also to an action taken from the queue (as LeRobot's loops do).
   torch::Tensor select_action(const std::map<std::string, torch::Tensor>& observation);
-  // The whole predicted chunk (chunk, A), unnormalized; does not touch the action queue.
+  // The whole predicted chunk (chunk, A), unnormalized (absolute, as above); does not touch the
+  // action queue.
   torch::Tensor predict_action_chunk(const std::map<std::string, torch::Tensor>& observation);
   // Real-time chunking (SmolVLA; LeRobot's RTC, guided mode): on with `settings`, off with
   // std::nullopt; a usage error for a policy without it. While it is on, select_action is
