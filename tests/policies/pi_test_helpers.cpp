@@ -75,6 +75,12 @@ std::unique_ptr<PiPolicy> make_pi_policy(const std::string& kind, const Json& ti
   PI05Config c;
   pi_configure(c, tiny);
   if (tiny.contains("rtc_training_max_delay")) c.rtc_training_max_delay = tiny["rtc_training_max_delay"];
+  if (tiny.contains("use_visual_memory")) c.use_visual_memory = tiny["use_visual_memory"];
+  if (tiny.contains("use_proprioceptive_memory")) c.use_proprioceptive_memory = tiny["use_proprioceptive_memory"];
+  if (tiny.contains("memory_frames")) c.memory_frames = tiny["memory_frames"];
+  if (tiny.contains("memory_stride")) c.memory_stride = tiny["memory_stride"];
+  if (tiny.contains("memory_temporal_attention_every"))
+    c.memory_temporal_attention_every = tiny["memory_temporal_attention_every"];
   if (tweak) tweak(c);
   return std::make_unique<PiPolicy>(c, arch);
 }

@@ -363,14 +363,33 @@ DeltaIndices resolve_delta_indices(const DatasetMetadata& meta,
                                    const std::optional<std::vector<int64_t>>& action,
                                    const std::optional<std::vector<int64_t>>& reward,
                                    const std::map<std::string, std::string>& rename_map) {
+  return resolve_delta_indices(meta, DeltaIndexRequest{obs, std::nullopt, std::nullopt, action, reward}, rename_map);
+}
+
+DeltaIndices resolve_delta_indices(const DatasetMetadata& meta, const DeltaIndexRequest& request,
+                                   const std::map<std::string, std::string>& rename_map) {
   DeltaIndices out;
+  const auto& image = request.image ? request.image : request.observation;
+  const auto& state = request.state ? request.state : request.observation;
+  bool camera = false;
   for (const auto& f : meta.features) {
     auto r = rename_map.find(f.key);
     const std::string& k = r == rename_map.end() ? f.key : r->second;
-    if (k == "next.reward" && reward) out[f.key] = *reward;
-    else if (k == "action" && action) out[f.key] = *action;
-    else if (k.rfind("observation.", 0) == 0 && obs) out[f.key] = *obs;
+    if (k == "next.reward" && request.reward) out[f.key] = *request.reward;
+    else if (k == "action" && request.action) out[f.key] = *request.action;
+    else if (k.rfind("observation.image", 0) == 0) {
+      camera = true;
+      if (image) out[f.key] = *image;
+    } else if (k == "observation.state") {
+      if (state) out[f.key] = *state;
+    } else if (k.rfind("observation.", 0) == 0 && request.observation) {
+      out[f.key] = *request.observation;
+    }
   }
+  if (request.image && request.image->size() > 1 && !camera)
+    throw_usage("the policy asks for " + std::to_string(request.image->size()) +
+                    " history frames per camera, but no dataset feature is a camera (observation.image*)",
+                "--rename_map", "map the dataset's camera keys to observation.images.<name>, or turn the image history off");
   return out;
 }
 

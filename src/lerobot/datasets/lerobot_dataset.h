@@ -102,6 +102,16 @@ DeltaIndices resolve_delta_indices(const DatasetMetadata& meta,
                                    const std::optional<std::vector<int64_t>>& reward_delta_indices = {},
                                    const std::map<std::string, std::string>& rename_map = {});
 
+// The same with LeRobot's per-modality history: a key named observation.image* (after the
+// rename map) gets `image` and observation.state gets `state` when they are set, else
+// `observation`. Asking for an image history of more than one frame when no key is a camera is a
+// usage error (LeRobot raises too, rather than train on single frames).
+struct DeltaIndexRequest {
+  std::optional<std::vector<int64_t>> observation, image, state, action, reward;
+};
+DeltaIndices resolve_delta_indices(const DatasetMetadata& meta, const DeltaIndexRequest& request,
+                                   const std::map<std::string, std::string>& rename_map = {});
+
 // A dataset from --dataset.* flags (root required; episodes / exclude_episodes applied).
 std::shared_ptr<LeRobotDataset> make_dataset(const DatasetConfig& cfg, const DeltaIndices& delta_indices,
                                              double tolerance_s = 1e-4);

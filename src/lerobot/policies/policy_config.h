@@ -67,6 +67,10 @@ class PolicyConfig : public ChoiceConfig {
   // Delta indices for the sampler (nullopt: no history/future for that key group).
   virtual std::optional<std::vector<int64_t>> observation_delta_indices() const { return std::nullopt; }
   virtual std::optional<std::vector<int64_t>> action_delta_indices() const { return std::nullopt; }
+  // LeRobot's per-modality history (π0.5's MEM): when set, the cameras (observation.image*) /
+  // observation.state take these instead of observation_delta_indices.
+  virtual std::optional<std::vector<int64_t>> image_observation_delta_indices() const { return std::nullopt; }
+  virtual std::optional<std::vector<int64_t>> state_observation_delta_indices() const { return std::nullopt; }
   virtual int64_t drop_n_last_frames() const { return 0; }
   // LeRobot's get_optimizer_preset/get_scheduler_preset (--use_policy_training_preset); nullopt:
   // the policy has none, --optimizer.type must be given.

@@ -4,6 +4,7 @@
 #include "lerobot/common/error.h"
 #include "lerobot/common/logging.h"
 #include "lerobot/policies/action_queue.h"
+#include "lerobot/policies/observation_memory.h"
 #include "lerobot/policies/pi/pi_checkpoint_keys.h"
 #include "lerobot/policies/policy_units.h"
 #include "lerobot/policies/vlm/module_parts.h"
@@ -20,12 +21,22 @@ PiPolicy::PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optiona
     : config_(std::move(config)), pi05_(pi05) {
   config_->validate_features();
   config_->validate();
+  PiMemory memory;
+  const PaliGemmaArch sizes = arch ? *arch : paligemma_arch(*config_);
   if (pi05_) {
     const auto& c = static_cast<const PI05Config&>(*config_);
-    if (c.use_visual_memory || c.use_proprioceptive_memory)
-      throw_usage("π0.5's MEM observation memory is not built yet", "policy.use_visual_memory",
-                  "pass --policy.use_visual_memory=false --policy.use_proprioceptive_memory=false");
     rtc_training_max_delay_ = c.rtc_training_max_delay;
+    memory = {c.use_visual_memory, c.use_proprioceptive_memory, c.memory_temporal_attention_every};
+    if (c.use_visual_memory && c.memory_temporal_attention_every > sizes.vision.num_hidden_layers)
+      throw_usage("memory_temporal_attention_every=" + std::to_string(c.memory_temporal_attention_every) +
+                      " exceeds the vision tower's " + std::to_string(sizes.vision.num_hidden_layers) +
+                      " layers (LeRobot's encode_video_with_mem refuses it)",
+                  "policy.memory_temporal_attention_every",
+                  "pass a value from 1 to " + std::to_string(sizes.vision.num_hidden_layers));
+    std::vector<std::string> keys;
+    if (c.use_visual_memory) keys = config_->image_feature_keys();
+    if (c.use_proprioceptive_memory) keys.push_back("observation.state");
+    if (!keys.empty()) memory_ = std::make_unique<ObservationMemory>(keys, c.memory_frames, c.memory_stride);
   }
   rtc_ = parse_rtc_config(config_->rtc_config, "policy.rtc_config", rtc_training_max_delay_ > 0);
   auto it = config_->output_features.find("action");
@@ -41,14 +52,15 @@ PiPolicy::PiPolicy(std::shared_ptr<PiConfigBase> config, bool pi05, std::optiona
                     " for its action projection (LeRobot fails there on a matrix product)",
                 "policy.max_action_dim", "pass --policy.max_action_dim=" + std::to_string(action_dim_) + " or more");
   auto state = config_->input_features.find("observation.state");
-  if (!pi05_ && state != config_->input_features.end() && state->second.shape.size() == 1 &&
+  const bool state_projected = !pi05_ || memory.proprioceptive;  // π0's state_proj, π0.5's proprio_history_proj
+  if (state_projected && state != config_->input_features.end() && state->second.shape.size() == 1 &&
       state->second.shape[0] > config_->max_state_dim)
     throw_usage("observation.state has " + std::to_string(state->second.shape[0]) + " dimensions but " +
                     display_name() + " zero-pads it to max_state_dim=" + std::to_string(config_->max_state_dim) +
-                    " for its state projection (LeRobot fails there on a matrix product; π0.5 takes any width, "
-                    "as prompt text)",
+                    " for its state projection (LeRobot fails there on a matrix product; π0.5 without "
+                    "proprioceptive memory takes any width, as prompt text)",
                 "policy.max_state_dim", "pass --policy.max_state_dim=" + std::to_string(state->second.shape[0]) + " or more");
-  model = register_module("model", PiFlowMatching(*config_, pi05_, arch ? *arch : paligemma_arch(*config_)));
+  model = register_module("model", PiFlowMatching(*config_, pi05_, sizes, memory));
 }
 
 PiInputs PiPolicy::prepare_inputs(const Batch& batch) const {
@@ -63,10 +75,19 @@ PiInputs PiPolicy::prepare_inputs(const Batch& batch) const {
       continue;
     }
     auto img = found->second.to(torch::kFloat);
-    if (img.dim() == 5) img = img.select(1, img.size(1) - 1);
+    const bool clip = img.dim() == 5 && visual_memory();
+    if (img.dim() == 5 && !clip) img = img.select(1, img.size(1) - 1);
+    const int64_t b = img.size(0), frames = clip ? img.size(1) : 1;
+    if (clip) img = img.flatten(0, 1);  // MEM: each frame resized as one image
     if (img.size(2) != res_h || img.size(3) != res_w) img = resize_with_pad_centered(img, res_h, res_w);
+    if (clip) img = img.view({b, frames, img.size(1), img.size(2), img.size(3)});
     img = img * 2.0 - 1.0;  // SigLIP's [-1, 1]
-    auto mask = torch::ones({img.size(0)}, torch::TensorOptions().dtype(torch::kBool).device(img.device()));
+    const auto bools = torch::TensorOptions().dtype(torch::kBool).device(img.device());
+    torch::Tensor mask = torch::ones({b}, bools);
+    if (clip) {  // the dataset's (or the memory's) padding of frames before the episode's start
+      auto pad = batch.find(key + "_is_pad");
+      mask = pad == batch.end() ? torch::ones({b, frames}, bools) : pad->second.to(img.device()).to(torch::kBool).logical_not();
+    }
     in.images.push_back(img);
     in.image_masks.push_back(mask);
     last_img = img, last_mask = mask;
@@ -82,6 +103,16 @@ PiInputs PiPolicy::prepare_inputs(const Batch& batch) const {
     auto state = vla_batch_entry(batch, "observation.state", display_name());
     if (state.dim() > 2) state = state.select(1, state.size(1) - 1);
     in.state = pad_vector(state, config_->max_state_dim);
+  }
+  if (model->proprio_history_proj) {  // MEM: the normalized state history, one token per frame
+    auto states = pad_vector(vla_batch_entry(batch, "observation.state", display_name()).to(torch::kFloat),
+                             config_->max_state_dim);
+    if (states.dim() == 2) states = states.unsqueeze(1);
+    auto pad = batch.find("observation.state_is_pad");
+    in.states = states;
+    in.state_masks = pad == batch.end()
+                         ? torch::ones({states.size(0), states.size(1)}, torch::TensorOptions().dtype(torch::kBool).device(states.device()))
+                         : pad->second.to(states.device()).to(torch::kBool).logical_not();
   }
   in.tokens = vla_batch_entry(batch, kLanguageTokens, display_name());
   in.token_mask = vla_batch_entry(batch, kLanguageMask, display_name()).to(torch::kBool);
@@ -128,7 +159,23 @@ torch::Tensor PiPolicy::draw_noise(const Batch& batch) const {
 torch::Tensor PiPolicy::predict_action_chunk(const Batch& batch) { return predict_action_chunk(batch, draw_noise(batch)); }
 
 torch::Tensor PiPolicy::predict_action_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps) {
-  return sample_chunk(batch, noise, steps, {});
+  return sample_chunk(with_memory(batch), noise, steps, {});
+}
+
+bool PiPolicy::visual_memory() const {
+  return pi05_ && static_cast<const PI05Config&>(*config_).use_visual_memory;
+}
+
+Batch PiPolicy::with_memory(const Batch& batch) {
+  if (!memory_) return batch;
+  // A batch that already has its history (select_action's, or a dataset's) is not recorded again.
+  for (const auto& key : config_->image_feature_keys()) {
+    auto it = batch.find(key);
+    if (it != batch.end() && it->second.dim() == 5) return batch;
+  }
+  auto state = batch.find("observation.state");
+  if (state != batch.end() && state->second.dim() == 3) return batch;
+  return memory_->record_and_sample(batch);
 }
 
 torch::Tensor PiPolicy::sample_chunk(const Batch& batch, const torch::Tensor& noise, int64_t steps,
@@ -176,11 +223,12 @@ torch::Tensor PiPolicy::predict_action_chunk_rtc(const Batch& batch, const RtcGu
                 "turn it on first (InferencePolicy::set_rtc, or rtc_config in config.json)");
   const RtcSettings settings = *rtc_;
   const auto x = noise.defined() ? noise : draw_noise(batch);
+  const Batch remembered = with_memory(batch);
   if (settings.trained) {  // LeRobot's mode "trained": a hard clean prefix, no guidance
     const auto [prefix, mask] = trained_rtc_prefix(guidance, x);
-    return sample_chunk(batch, x, -1, {}, prefix, mask);
+    return sample_chunk(remembered, x, -1, {}, prefix, mask);
   }
-  return sample_chunk(batch, x, -1,
+  return sample_chunk(remembered, x, -1,
                       [&](const torch::Tensor& x_t, const torch::Tensor& v_t, double time) {
                         return rtc_guided_velocity(settings, guidance, x_t, v_t, time);
                       });
@@ -198,7 +246,9 @@ torch::Tensor PiPolicy::select_action(const Batch& batch) {
                 "policy.rtc_config",
                 "predict chunks with the previous chunk's leftover (InferencePolicy::predict_action_chunk with "
                 "guidance), or set rtc_config to null to evaluate with select_action");
-  return pop_queued_action(action_queue_, config_->n_action_steps, [&] { return next_chunk(batch); });
+  // LeRobot records every observation in the memory, also those that only pop a queued action.
+  const Batch remembered = memory_ ? memory_->record_and_sample(batch) : batch;
+  return pop_queued_action(action_queue_, config_->n_action_steps, [&] { return next_chunk(remembered); });
 }
 
 std::string PiPolicy::graph_capture_blocker() const {
@@ -223,6 +273,12 @@ TensorMap PiPolicy::adapt_checkpoint_keys(TensorMap weights, const std::string& 
   std::vector<std::string> log;
   TensorMap fixed = fix_pi_checkpoint_keys(named, pi05_, /*expert_adarms=*/pi05_, &log);
   for (const auto& line : log) LOG_INFO << source << ": " << line;
+  if (model->proprio_history_proj) {  // LeRobot's _prepare_pretrained_state_dict: a base without MEM
+    int64_t kept = 0;                 // keeps the projection's fresh initialization
+    for (const auto& p : model->proprio_history_proj->named_parameters())
+      kept += fixed.emplace("model.proprio_history_proj." + p.key(), p.value().detach().clone()).second;
+    if (kept > 0) LOG_INFO << source << ": no model.proprio_history_proj (a checkpoint without MEM): kept as initialized";
+  }
   return fixed;
 }
 

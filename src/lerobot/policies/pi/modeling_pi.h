@@ -4,13 +4,17 @@
 // max_state_dim / max_action_dim, the flow-matching loss over the unpadded action dims (LeRobot's
 // π policies do not mask action_is_pad), and the action queue of n_action_steps. The language
 // prompt arrives tokenized (observation.language.tokens / attention_mask, made by the
-// preprocessor; π0.5's prompt holds the discretised state).
+// preprocessor; π0.5's prompt holds the discretised state unless it has proprioceptive memory).
+// π0.5's MEM observation memory (use_visual_memory / use_proprioceptive_memory): a batch's camera
+// clips (B, T, C, H, W) and state histories (B, T, S) with their `_is_pad` masks go to the model;
+// at inference single observations are recorded in an ObservationMemory and sampled from it.
 #pragma once
 
 #include <deque>
 #include <memory>
 #include <optional>
 
+#include "lerobot/policies/observation_memory.h"
 #include "lerobot/policies/pi/pi_flow_matching.h"
 #include "lerobot/policies/pi0/configuration_pi0.h"
 #include "lerobot/policies/pi05/configuration_pi05.h"
@@ -38,7 +42,11 @@ class PiPolicy : public Policy, public RtcPolicy {
   const std::optional<RtcSettings>& rtc() const override { return rtc_; }
   torch::Tensor predict_action_chunk_rtc(const Batch& batch, const RtcGuidance& guidance,
                                          const torch::Tensor& noise = torch::Tensor()) override;
-  void reset() override { action_queue_.clear(); }
+  // Clears the action queue and π0.5's observation memory (a new episode).
+  void reset() override {
+    action_queue_.clear();
+    if (memory_) memory_->clear();
+  }
   const PolicyConfig& config() const override { return *config_; }
   const PiConfigBase& pi_config() const { return *config_; }
   bool is_pi05() const { return pi05_; }
@@ -77,6 +85,11 @@ class PiPolicy : public Policy, public RtcPolicy {
   int64_t rtc_training_max_delay_ = 0;  // π0.5's training-time RTC (0: off)
   std::deque<torch::Tensor> action_queue_;
   std::optional<RtcSettings> rtc_;
+  // π0.5's MEM inference memory (observation_memory.h): its cameras and/or state; null when off.
+  std::unique_ptr<ObservationMemory> memory_;
+  bool visual_memory() const;
+  // The batch with its memory history (recorded now), unless it already has a time axis.
+  Batch with_memory(const Batch& batch);
 };
 
 }  // namespace lerobot

@@ -9,6 +9,7 @@
 #include "lerobot/policies/activation_checkpoint.h"
 #include "lerobot/policies/unit_runner.h"
 #include "lerobot/policies/vlm/module_parts.h"
+#include "lerobot/policies/vlm/video_memory.h"
 
 namespace lerobot {
 namespace {
@@ -111,6 +112,11 @@ PaliGemmaWithExpertImpl::PaliGemmaWithExpertImpl(const PaliGemmaArch& arch, bool
 
 torch::Tensor PaliGemmaWithExpertImpl::embed_image(const torch::Tensor& image) {
   return linear(projector, vision->forward(image.to(torch::kFloat)));
+}
+
+torch::Tensor PaliGemmaWithExpertImpl::embed_video(const torch::Tensor& clip, const torch::Tensor& frame_mask,
+                                                   int64_t temporal_attention_every) {
+  return linear(projector, encode_video_with_mem(*vision, clip.to(torch::kFloat), frame_mask, temporal_attention_every));
 }
 
 torch::Tensor PaliGemmaWithExpertImpl::embed_language_tokens(const torch::Tensor& tokens) {

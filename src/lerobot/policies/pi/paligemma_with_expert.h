@@ -37,6 +37,9 @@ class PaliGemmaWithExpertImpl : public torch::nn::Module {
 
   // (B, 3, H, W) in [-1, 1] -> (B, patches, text width), in float32 (the vision path stays float32).
   torch::Tensor embed_image(const torch::Tensor& image);
+  // π0.5's MEM: a clip (B, T, 3, H, W) with its (B, T) frame mask -> the current frame's
+  // (B, patches, text width), the tower run as video_memory.h's encoder.
+  torch::Tensor embed_video(const torch::Tensor& clip, const torch::Tensor& frame_mask, int64_t temporal_attention_every);
   // (B, L) int64 -> (B, L, text width), scaled by sqrt(width), in the embedding's dtype.
   torch::Tensor embed_language_tokens(const torch::Tensor& tokens);
 

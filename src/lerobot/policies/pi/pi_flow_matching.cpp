@@ -20,8 +20,13 @@ torch::Tensor runs_of(const std::vector<std::pair<int64_t, int64_t>>& runs, cons
 
 }  // namespace
 
-PiFlowMatchingImpl::PiFlowMatchingImpl(const PiConfigBase& config, bool pi05, const PaliGemmaArch& arch)
-    : chunk_size_(config.chunk_size), min_period_(config.min_period), max_period_(config.max_period), pi05_(pi05) {
+PiFlowMatchingImpl::PiFlowMatchingImpl(const PiConfigBase& config, bool pi05, const PaliGemmaArch& arch,
+                                       const PiMemory& memory)
+    : chunk_size_(config.chunk_size),
+      min_period_(config.min_period),
+      max_period_(config.max_period),
+      pi05_(pi05),
+      memory_(memory) {
   if (config.image_resolution.size() != 2 || config.image_resolution[0] != config.image_resolution[1])
     throw_usage("PaliGemma takes square images", "policy.image_resolution", "pass two equal sizes, e.g. [224, 224]");
   paligemma_with_expert = register_module("paligemma_with_expert", PaliGemmaWithExpert(arch, pi05));
@@ -31,6 +36,9 @@ PiFlowMatchingImpl::PiFlowMatchingImpl(const PiConfigBase& config, bool pi05, co
   if (pi05) {
     time_mlp_in = register_module("time_mlp_in", torch::nn::Linear(e, e));
     time_mlp_out = register_module("time_mlp_out", torch::nn::Linear(e, e));
+    if (memory.proprioceptive)
+      proprio_history_proj =
+          register_module("proprio_history_proj", torch::nn::Linear(config.max_state_dim, arch.text.width));
   } else {
     state_proj = register_module("state_proj", torch::nn::Linear(config.max_state_dim, e));
     action_time_mlp_in = register_module("action_time_mlp_in", torch::nn::Linear(2 * e, e));
@@ -49,14 +57,26 @@ PiFlowMatchingImpl::Embedded PiFlowMatchingImpl::embed_prefix(const PiInputs& in
   // LeRobot's gradient checkpointing recomputes the vision tower and projector too (when they train).
   const bool recompute_vision = pwe.gradient_checkpointing() && is_training() && torch::GradMode::is_enabled() &&
                                 pwe.projector->weight.requires_grad();
+  const int64_t every = memory_.temporal_attention_every;
   for (size_t i = 0; i < in.images.size(); ++i) {
-    auto img = recompute_vision
-                   ? recompute_in_backward([&pwe](const std::vector<torch::Tensor>& x) { return std::vector<torch::Tensor>{pwe.embed_image(x[0])}; },
-                                           {in.images[i]}, false)[0]
-                   : pwe.embed_image(in.images[i]);
+    const bool clip = in.images[i].dim() == 5;  // MEM: (B, T, 3, H, W) with a (B, T) frame mask
+    auto mask = in.image_masks[i];
+    UnitFn embed = [&pwe, clip, mask, every](const std::vector<torch::Tensor>& x) {
+      return std::vector<torch::Tensor>{clip ? pwe.embed_video(x[0], mask, every) : pwe.embed_image(x[0])};
+    };
+    auto img = recompute_vision ? recompute_in_backward(embed, {in.images[i]}, false)[0] : embed({in.images[i]})[0];
     embs.push_back(img);
-    pads.push_back(in.image_masks[i].unsqueeze(1).expand({b, img.size(1)}));
+    auto current = clip ? mask.select(1, mask.size(1) - 1) : mask;  // the current frame's mask pads the tokens
+    pads.push_back(current.unsqueeze(1).expand({b, img.size(1)}));
     length += img.size(1);
+  }
+  if (proprio_history_proj) {  // one token per remembered state, padded ones masked out
+    if (!in.states.defined() || !in.state_masks.defined())
+      throw_usage("π0.5's proprioceptive memory needs the state history and its mask", "policy.use_proprioceptive_memory");
+    auto states = linear(proprio_history_proj, in.states.to(proprio_history_proj->weight.scalar_type()));
+    embs.push_back(states);
+    pads.push_back(in.state_masks.to(torch::kBool));
+    length += states.size(1);
   }
   auto lang = paligemma_with_expert->embed_language_tokens(in.tokens);
   embs.push_back(lang.to(torch::kFloat));  // torch.cat promotes to the image embeddings' float32

@@ -1,6 +1,6 @@
 // PI05Config: every field and default of LeRobot's π0.5 config (policies/pi05/configuration_pi05.py),
 // in its order: PiConfigBase's fields (tokenizer_max_length 200, QUANTILES for state and action)
-// plus MEM observation memory and trained RTC (both refused by the model for now).
+// plus MEM observation memory and trained RTC.
 // --policy.type=pi05.
 #pragma once
 
@@ -29,8 +29,8 @@ class PI05Config : public PiConfigBase {
 
   // The frames the sampler loads for the cameras / the state with visual / proprioceptive memory:
   // -(memory_frames-1)*memory_stride .. 0 in steps of memory_stride; nullopt when off.
-  std::optional<std::vector<int64_t>> image_observation_delta_indices() const;
-  std::optional<std::vector<int64_t>> state_observation_delta_indices() const;
+  std::optional<std::vector<int64_t>> image_observation_delta_indices() const override;
+  std::optional<std::vector<int64_t>> state_observation_delta_indices() const override;
 
  private:
   std::vector<int64_t> memory_indices() const;

@@ -91,23 +91,38 @@ torch::Tensor VisionTransformerImpl::run_layer(Layer& l, const torch::Tensor& in
   }
   a = a.transpose(1, 2).reshape({b, -1, d});
   auto x = input + linear(l.out, a);
-  h = l.ln2->forward(x);
-  h = linear(l.fc1, h);
+  return x + mlp(l, l.ln2->forward(x));
+}
+
+torch::Tensor VisionTransformerImpl::mlp(const Layer& l, const torch::Tensor& x) {
+  auto h = linear(l.fc1, x);
   h = arch_.hidden_act == "gelu" ? F::gelu(h) : F::gelu(h, F::GELUFuncOptions().approximate("tanh"));
-  return x + linear(l.fc2, h);
+  return linear(l.fc2, h);
+}
+
+torch::Tensor VisionTransformerImpl::embed(const torch::Tensor& pixels) {
+  auto x = patch_embedding_->forward(pixels).flatten(2).transpose(1, 2);  // (B, P, D)
+  const auto pos = position_ids(pixels.size(2) / arch_.patch_size, pixels.size(3) / arch_.patch_size, x.device());
+  return x + position_embedding_->forward(pos).unsqueeze(0);
+}
+
+std::vector<torch::Tensor> VisionTransformerImpl::run_layer_unit(size_t i, const std::vector<torch::Tensor>& inputs,
+                                                                 UnitFn fn) {
+  // Each layer is a unit (run_unit), inside which its own checkpointing (when on) recomputes it.
+  if (checkpointing_ && is_training() && torch::GradMode::is_enabled())
+    fn = [fn](const std::vector<torch::Tensor>& in) { return recompute_in_backward(fn, in, false); };
+  return run_unit(*layers_.at(i).module, inputs, fn);
+}
+
+torch::Tensor VisionTransformerImpl::plain_layer(size_t i, const torch::Tensor& x) {
+  return run_layer_unit(i, {x}, [this, i](const std::vector<torch::Tensor>& in) {
+    return std::vector<torch::Tensor>{run_layer(layers_[i], in[0])};
+  })[0];
 }
 
 torch::Tensor VisionTransformerImpl::forward(const torch::Tensor& pixels) {
-  auto x = patch_embedding_->forward(pixels).flatten(2).transpose(1, 2);  // (B, P, D)
-  const auto pos = position_ids(pixels.size(2) / arch_.patch_size, pixels.size(3) / arch_.patch_size, x.device());
-  x = x + position_embedding_->forward(pos).unsqueeze(0);
-  const bool recompute = checkpointing_ && is_training() && torch::GradMode::is_enabled();
-  for (size_t i = 0; i < layers_.size(); ++i) {
-    // Each layer is a unit (run_unit), inside which its own checkpointing (when on) recomputes it.
-    UnitFn fn = [this, i](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{run_layer(layers_[i], in[0])}; };
-    if (recompute) fn = [fn](const std::vector<torch::Tensor>& in) { return recompute_in_backward(fn, in, false); };
-    x = run_unit(*layers_[i].module, {x}, fn)[0];
-  }
+  auto x = embed(pixels);
+  for (size_t i = 0; i < layers_.size(); ++i) x = plain_layer(i, x);
   return post_layernorm_->forward(x);
 }
 

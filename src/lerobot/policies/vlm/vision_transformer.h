@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "lerobot/policies/unit_runner.h"
 #include "lerobot/policies/vlm/vision_arch.h"
 
 namespace lerobot {
@@ -23,16 +24,26 @@ class VisionTransformerImpl : public torch::nn::Module {
   torch::nn::Module* layer_module(size_t i) const { return layers_.at(i).module.get(); }
   size_t num_layers() const { return layers_.size(); }
 
- private:
-  torch::Tensor position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device);
-  VisionTransformerArch arch_;
-  torch::nn::Conv2d patch_embedding_{nullptr};
-  torch::nn::Embedding position_embedding_{nullptr};
+  // The pieces another encoder of these weights runs (MEM's video encoder, video_memory.h):
   struct Layer {
     torch::nn::Linear k, v, q, out, fc1, fc2;
     torch::nn::LayerNorm ln1, ln2;
     std::shared_ptr<torch::nn::Module> module;  // encoder.layers.N, holding the above
   };
+  const Layer& layer(size_t i) const { return layers_.at(i); }
+  const VisionTransformerArch& arch() const { return arch_; }
+  torch::Tensor embed(const torch::Tensor& pixels);            // patches plus positions: (B, P, D)
+  torch::Tensor plain_layer(size_t i, const torch::Tensor& x);  // layer i on (N, P, D), as forward runs it
+  // `fn` as layer i's unit (run_unit; recomputed in backward when checkpointing is on).
+  std::vector<torch::Tensor> run_layer_unit(size_t i, const std::vector<torch::Tensor>& inputs, UnitFn fn);
+  torch::Tensor mlp(const Layer& l, const torch::Tensor& x);  // fc2(gelu(fc1(x)))
+  torch::Tensor final_norm(const torch::Tensor& x) { return post_layernorm_->forward(x); }
+
+ private:
+  torch::Tensor position_ids(int64_t patches_h, int64_t patches_w, const torch::Device& device);
+  VisionTransformerArch arch_;
+  torch::nn::Conv2d patch_embedding_{nullptr};
+  torch::nn::Embedding position_embedding_{nullptr};
   std::vector<Layer> layers_;
   torch::Tensor run_layer(Layer& l, const torch::Tensor& x);
   bool checkpointing_ = false;
