@@ -20,7 +20,7 @@ void print_pi_estimate(const PiConfigBase& config, int64_t batch, int64_t camera
   const bool pi05 = config.type() == "pi05";
   const PaliGemmaArch arch = paligemma_arch(config);
   const PiSize size = pi_size(arch, pi05, config.max_state_dim, config.max_action_dim, config.freeze_vision_encoder,
-                              config.train_expert_only);
+                              config.train_expert_only, pi_proprio_memory(config));
   std::printf("policy %s: %s + %s, SigLIP So400m/14 at %lld px: %lld parameters (%.2f B), as LeRobot's %s builds it; "
               "%.2f B of them are the two lm_heads it builds and never reads\n",
               config.type().c_str(), config.paligemma_variant.c_str(), config.action_expert_variant.c_str(),

@@ -14,6 +14,7 @@
 #include "lerobot/common/safetensors_torch.h"
 #include "lerobot/policies/observation_memory.h"
 #include "lerobot/policies/pi/modeling_pi.h"
+#include "lerobot/policies/pi/pi_sizing.h"
 #include "lerobot/policies/pretrained_io.h"
 #include "lerobot/policies/vlm/video_memory.h"
 #include "pi_test_helpers.h"
@@ -291,6 +292,27 @@ TEST(PiMemCheckpointing, RecomputedVisionLayersGiveThePlainGradients) {
     }
     if (recompute) EXPECT_EQ(compared, static_cast<int64_t>(plain.size()));
   }
+}
+
+// estimate's parameter count (pi_size, without building the model) includes proprio_history_proj:
+// equal to the built tiny policy's, and LeRobot's state dict's.
+TEST(PiMemSizing, ParameterCountsIncludeTheProprioProjection) {
+  const Json& tiny = mem_tiny("mem");
+  auto policy = testing::make_pi_policy("pi05", tiny);
+  int64_t built = 0;
+  for (const auto& p : policy->parameters()) built += p.numel();
+  int64_t lerobot = 0;
+  for (const auto& e : mem_layout("mem")["state_dict"]) {
+    int64_t n = 1;
+    for (auto d : e[1]) n *= d.get<int64_t>();
+    lerobot += n;
+  }
+  EXPECT_EQ(built, lerobot);
+  EXPECT_TRUE(pi_proprio_memory(policy->pi_config()));
+  const auto arch = testing::pi_tiny_arch(tiny);
+  const auto with = pi_size(arch, true, 8, 8, false, false, true), without = pi_size(arch, true, 8, 8, false, false, false);
+  EXPECT_EQ(with.parameters(), built);
+  EXPECT_EQ(with.parameters() - without.parameters(), 8 * 64 + 64);
 }
 
 // What LeRobot refuses, refused by name: a temporal layer deeper than the tower, and (with

@@ -38,7 +38,7 @@ ModelBytes pi_model_bytes(const PiConfigBase& config, int64_t batch, int64_t cam
   const bool pi05 = config.type() == "pi05";
   const PaliGemmaArch arch = paligemma_arch(config);
   const PiSize size = pi_size(arch, pi05, config.max_state_dim, config.max_action_dim, config.freeze_vision_encoder,
-                              config.train_expert_only);
+                              config.train_expert_only, pi_proprio_memory(config));
   const PiUnitBytes u =
       pi_unit_bytes(arch, pi05, config.dtype, config.freeze_vision_encoder, config.train_expert_only);
   ModelBytes m;

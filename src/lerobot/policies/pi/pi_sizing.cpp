@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "lerobot/policies/pi05/configuration_pi05.h"
+
 namespace lerobot {
 namespace {
 
@@ -145,8 +147,13 @@ int64_t PiSize::gradient_bytes(const std::string& dtype) const {
 
 int64_t PiSize::optimizer_bytes(const std::string& dtype) const { return 2 * gradient_bytes(dtype); }
 
+bool pi_proprio_memory(const PiConfigBase& config) {
+  const auto* c = dynamic_cast<const PI05Config*>(&config);
+  return c && c->use_proprioceptive_memory;
+}
+
 PiSize pi_size(const PaliGemmaArch& a, bool pi05, int64_t max_state_dim, int64_t max_action_dim,
-               bool freeze_vision_encoder, bool train_expert_only) {
+               bool freeze_vision_encoder, bool train_expert_only, bool proprio_memory) {
   const auto& t = a.text;
   const auto& e = a.expert;
   const int64_t cond = pi05 ? e.width : 0;
@@ -172,6 +179,8 @@ PiSize pi_size(const PaliGemmaArch& a, bool pi05, int64_t max_state_dim, int64_t
     s.parts.push_back({"state_proj, action_time_mlp_in, action_time_mlp_out",
                        linear(max_state_dim, e.width) + linear(2 * e.width, e.width) + linear(e.width, e.width), true,
                        true});
+  if (pi05 && proprio_memory)  // outside paligemma_with_expert: LeRobot's bfloat16 cast leaves it float32
+    s.parts.push_back({"proprio_history_proj", linear(max_state_dim, t.width), true, true});
   return s;
 }
 

@@ -61,7 +61,10 @@ PiUnitBytes pi_unit_bytes(const PaliGemmaArch& arch, bool pi05, const std::strin
                           bool train_expert_only);
 
 // `pi05`: π0.5's adaRMS expert and time MLP instead of π0's state token and action-time MLP.
+// `proprio_memory`: π0.5's proprio_history_proj (max_state_dim -> VLM width, kept float32).
 PiSize pi_size(const PaliGemmaArch& arch, bool pi05, int64_t max_state_dim, int64_t max_action_dim,
-               bool freeze_vision_encoder, bool train_expert_only);
+               bool freeze_vision_encoder, bool train_expert_only, bool proprio_memory = false);
+// Whether `config` is a π0.5 with proprioceptive memory (pi_size's `proprio_memory`).
+bool pi_proprio_memory(const PiConfigBase& config);
 
 }  // namespace lerobot
