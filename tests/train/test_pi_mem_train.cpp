@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "lerobot/common/config/json.h"
 #include "lerobot/common/fs.h"
@@ -111,6 +113,44 @@ TEST(PiMemTrain, TrainsSavesAndRemembersAtInference) {
   std::cout << "chunk with A remembered vs after reset: max difference " << moved << "\n";
   EXPECT_GT(moved, 1e-6) << "the remembered frame reached the model";
   for (int i = 0; i < 3; ++i) EXPECT_EQ(policy.select_action(a).sizes().vec(), (std::vector<int64_t>{2}));
+}
+
+// Sharded over two processes (each SigLIP layer a unit, the space-time one included, its weights
+// gathered around it) with gradient checkpointing: the update DDP makes.
+TEST(PiMemTrain, ShardedWithCheckpointingMatchesDdp) {
+  testing::PiEnv env;
+  std::string mem;
+  for (const auto& f : kMemFlags) mem += " " + f;
+  const std::string sgd =
+      " --use_policy_training_preset=false --optimizer.type=sgd --optimizer.lr=1e-2 --optimizer.weight_decay=0"
+      " --optimizer.grad_clip_norm=1 --policy.gradient_checkpointing=true";
+  std::map<std::string, std::string> logs;
+  auto cli_run = [&](const std::string& name, int64_t steps, const std::string& extra) {
+    std::string args = "train";
+    for (const auto& a : tiny_pi_run("pi05", train_scratch() / ("mem_" + name), steps)) args += " " + a;
+    std::string& log = logs[name];
+    EXPECT_EQ(testing::run_shell("OMP_NUM_THREADS=1 " + std::string(LEROBOT_CLI) + " " + args + mem + sgd + extra, &log), 0)
+        << name << ":\n" << log;
+    return load_safetensors(train_scratch() / ("mem_" + name) / "checkpoints/last/pretrained_model/model.safetensors");
+  };
+  const auto init = cli_run("init", 1, " --optimizer.lr=0");
+  const auto ddp = cli_run("ddp", 2, " --num_processes=2");
+  const auto sharded = cli_run("fsdp", 2, " --num_processes=2 --parallelism.dp_shard=2");
+  double num = 0, den = 0;
+  for (const auto& [k, v0] : init) {
+    const auto a = v0.to(torch::kDouble);
+    const auto dd = ddp.at(k).to(torch::kDouble) - a, ds = sharded.at(k).to(torch::kDouble) - a;
+    num += (dd - ds).pow(2).sum().item<double>();
+    den += dd.pow(2).sum().item<double>();
+  }
+  ASSERT_GT(den, 0.0);
+  const auto at = logs["fsdp"].find("Sharded data parallel over 2 processes");
+  ASSERT_NE(at, std::string::npos) << logs["fsdp"];
+  std::printf("%s\n", logs["fsdp"].substr(at, logs["fsdp"].find('\n', at) - at).c_str());
+  std::printf("MEM: relative update difference sharded vs DDP %.3g\n", std::sqrt(num / den));
+  EXPECT_LE(std::sqrt(num / den), 1e-5);
+  const std::string proj = "model.proprio_history_proj.weight";
+  EXPECT_FALSE(torch::equal(ddp.at(proj), init.at(proj)));
 }
 
 }  // namespace
