@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <set>
 
+#include "lerobot/common/safetensors_torch.h"
 #include "lerobot/distributed/process_group.h"
 #include "lerobot/distributed/sharded_params.h"
 #include "sharded_helper.h"
@@ -124,7 +125,8 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   units.push_back(root);
   ShardedOptions options;
   options.reshard_after_forward = variant != "keep";
-  options.cpu_offload = variant == "offload";
+  // "offload_by_unit": the optimizer's host step through step_offloaded, unit by unit.
+  options.cpu_offload = variant == "offload" || variant == "offload_by_unit";
   // HSDP ("hybrid", 4 ranks): shard groups {0,1} and {2,3}, replicas {0,2} and {1,3}. Without the
   // replicas ("hybrid_unreplicated", a planted defect) each shard group averages only its own half.
   std::shared_ptr<ProcessGroup> shard_group = pg, replicas;
@@ -149,7 +151,7 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   }
   auto opt_ptr = make_opt(sharded.shards_of_group(0), variant);
   torch::optim::Optimizer& opt = *opt_ptr;
-  int64_t held_after_forward = 0;
+  int64_t held_after_forward = 0, optimizer_calls = 0;
   for (int s = 0; s < steps; ++s) {
     for (int m = 0; m < micro_steps; ++m) {
       auto [x, y] = batch(s, m, per_rank * w);
@@ -163,13 +165,22 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
       sharded.end_backward(sync);
     }
     sharded.clip_grad_norm_(clip_norm(variant));
-    opt.step();
+    if (variant == "offload_by_unit") {
+      sharded.step_offloaded([&] {
+        ++optimizer_calls;
+        opt.step();
+      });
+    } else {
+      ++optimizer_calls;
+      opt.step();
+    }
     opt.zero_grad();
   }
   const int64_t held_after_step = sharded.gathered_bytes();
   const ShardedTraffic traffic = sharded.traffic();
   sharded.gather_all();  // with cpu_offload: the host masters copied to the device copies first
   const auto trained = snapshot(net);
+  lerobot::save_safetensors(out_dir + "/sharded_trained_rank" + std::to_string(r) + ".safetensors", trained);
   sharded.release_all();
   double device_vs_host = 0;
   {
@@ -196,6 +207,7 @@ int sharded(std::shared_ptr<ProcessGroup> pg, const std::string& out_dir, const 
   f << "num_trainable_shards " << sharded.trainable_shards().size() << "\n";
   f << "device_vs_host " << device_vs_host << "\n";
   f << "shard_world " << sharded.world_size() << "\n";
+  f << "optimizer_calls_per_step " << static_cast<double>(optimizer_calls) / steps << "\n";
   f << "replicas " << sharded.replicas() << "\n";
   f << "bf16_replica_sum " << bf16_replica_sum << "\n";
   f << "replica_reduced_bytes_per_step " << static_cast<double>(traffic.replica_reduced_bytes) / traffic.steps << "\n";

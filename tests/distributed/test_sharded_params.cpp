@@ -9,6 +9,7 @@
 // result is the same.
 #include <gtest/gtest.h>
 
+#include "lerobot/common/safetensors_torch.h"
 #include "run_helper.h"
 
 using namespace lerobot_test;
@@ -51,7 +52,7 @@ TEST_P(ShardedParams, TwoRanksMatchOneProcessOnTheWholeBatch) {
   // another), the host holds exactly the trainable shards, and after the run both agree.
   const double shards = r0.at("num_trainable_shards")[0];
   EXPECT_EQ(shards, 4) << "3 units and the root, the frozen bias not trained";
-  if (GetParam() == "offload") {
+  if (GetParam().rfind("offload", 0) == 0) {
     EXPECT_EQ(r0.at("shared_storages")[0], 0);
     EXPECT_EQ(r1.at("shared_storages")[0], 0);
     EXPECT_EQ(r0.at("host_bytes")[0], r0.at("trainable_shard_bytes")[0]);
@@ -63,7 +64,30 @@ TEST_P(ShardedParams, TwoRanksMatchOneProcessOnTheWholeBatch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, ShardedParams, ::testing::Values("reshard", "keep", "accum", "sgd", "offload"));
+INSTANTIATE_TEST_SUITE_P(Variants, ShardedParams,
+                         ::testing::Values("reshard", "keep", "accum", "sgd", "offload", "offload_by_unit"));
+
+// cpu_offload's host step unit by unit (step_offloaded: the optimizer called once per unit with
+// only that unit's gradients, each unit's device copies written as soon as it is stepped) ends
+// with exactly the parameters of one optimizer step over every shard, on both ranks.
+TEST(ShardedParamsOffload, StepByUnitEqualsOneStepBitForBit) {
+  TempDir whole, by_unit;
+  const Results a = run_sharded(2, "offload", whole);
+  const Results b = run_sharded(2, "offload_by_unit", by_unit);
+  EXPECT_EQ(a.at("optimizer_calls_per_step")[0], 1);
+  EXPECT_EQ(b.at("optimizer_calls_per_step")[0], 4) << "3 units and the root, each stepped alone";
+  for (const char* rank : {"0", "1"}) {
+    const auto x = lerobot::load_safetensors(whole.path + "/sharded_trained_rank" + rank + ".safetensors");
+    const auto y = lerobot::load_safetensors(by_unit.path + "/sharded_trained_rank" + rank + ".safetensors");
+    ASSERT_EQ(x.size(), y.size());
+    double differ = 0;
+    for (const auto& [k, t] : x) differ = std::max(differ, (t - y.at(k)).abs().max().item<double>());
+    std::printf("rank %s: offload stepped unit by unit vs in one call: max |difference| %.3g over %zu tensors\n", rank,
+                differ, x.size());
+    EXPECT_EQ(differ, 0) << "rank " << rank;
+  }
+  EXPECT_EQ(b.at("device_vs_host")[0], 0);
+}
 
 TEST(ShardedParamsMemory, BytesPerRankHalveFromOneToTwoRanks) {
   TempDir one, two;

@@ -3,11 +3,15 @@
 
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_set>
 
 #include "lerobot/common/error.h"
@@ -55,6 +59,11 @@ struct Unit {
   int pending_backward = 0;  // forward calls with gradients whose post-backward has not run
   bool reduced = false;      // reduce-scatter launched in this step
   bool ready = false;        // its backward is over in this step
+  // cpu_offload: `stale`: its host shards may have been stepped since its device copies were
+  // written; `fresh`: step_offloaded wrote them after this step's optimizer step; `uploaded`: that
+  // copy, queued on the upload stream (CUDA), which a gather must wait for.
+  bool stale = false, fresh = false;
+  std::unique_ptr<c10::Event> uploaded;
 };
 
 }  // namespace
@@ -75,7 +84,7 @@ struct ShardedParameters::State {
   size_t next_reduce = 0;
   bool sync = true;
   bool in_step = false;
-  bool host_ahead = false;  // cpu_offload: the host shards may have been stepped since the last upload
+  std::optional<c10::Stream> upload_stream;  // cpu_offload on CUDA: step_offloaded's host-to-device copies
   ShardedTraffic traffic;
   int64_t held_bytes = 0, peak_held_bytes = 0;  // gathered (unsharded) bytes now, and the most at once
 
@@ -84,7 +93,7 @@ struct ShardedParameters::State {
   void launch_gather(size_t u) {
     Unit& unit = units[u];
     if (unit.gathered) return;
-    if (host_ahead) upload_shards();  // whoever gathers first after a step (a step, a checkpoint)
+    upload_unit(u);  // its host shards, when stepped since (cpu_offload)
     for (size_t f : unit.flats) {
       Flat& flat = flats[f];
       allocate_storage(flat.full);
@@ -109,16 +118,58 @@ struct ShardedParameters::State {
     }
   }
   bool offloaded(const Flat& flat) const { return options.cpu_offload && flat.group >= 0; }
-  // cpu_offload: the host shards (the optimizer may have stepped them) to the device copies the
-  // gathers read. Queued on the current stream (from pinned memory on CUDA), so the collectives,
-  // ordered after it, see the new values. begin_forward and gather_all always copy; any other
-  // gather copies first when gradients were delivered since (the optimizer may have stepped).
-  void upload_shards() {
-    host_ahead = false;
-    if (!options.cpu_offload) return;
+  // cpu_offload: the unit's host shards (the optimizer may have stepped them) to the device copies
+  // the gathers read, queued on the current stream (from pinned memory on CUDA), so the
+  // collectives, ordered after it, see the new values; or, when step_offloaded already queued that
+  // copy on the upload stream, the current stream waits for it.
+  void upload_unit(size_t u) {
+    Unit& unit = units[u];
+    if (unit.uploaded) {
+      unit.uploaded->block(current_stream());
+      unit.uploaded.reset();
+    }
+    if (!unit.stale) return;
+    unit.stale = false;
     torch::NoGradGuard no_grad;
-    for (Flat& flat : flats)
-      if (offloaded(flat)) flat.device_shard.copy_(flat.shard.detach(), /*non_blocking=*/true);
+    for (size_t f : unit.flats)
+      if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach(), /*non_blocking=*/true);
+  }
+  // Every unit's device copies taken from the host again, except those step_offloaded wrote since
+  // the optimizer's step (begin_forward, gather_all: the host shards may have changed by any path).
+  void mark_unrefreshed_stale() {
+    if (!options.cpu_offload) return;
+    for (Unit& unit : units) unit.stale = unit.stale || !unit.fresh;
+  }
+  c10::Stream current_stream() const {
+    const c10::Device device = group->device();
+    return c10::impl::VirtualGuardImpl(device.type()).getStream(device);
+  }
+  // step_offloaded: the unit's stepped host shards to their device copies, on the upload stream
+  // on CUDA (after what the current stream queued: the last reads of the copies), so the copy runs
+  // while the host steps the next unit; the unit's next gather waits for it (upload_unit).
+  void upload_stepped_unit(size_t u) {
+    Unit& unit = units[u];
+    const c10::Device device = group->device();
+    torch::NoGradGuard no_grad;
+    if (!device.is_cuda()) {  // CPU: the copies are the host's own work
+      for (size_t f : unit.flats)
+        if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach());
+    } else {
+      c10::impl::VirtualGuardImpl impl(device.type());
+      if (!upload_stream) upload_stream = impl.getStreamFromGlobalPool(device);
+      c10::Event reads_done(device.type());
+      reads_done.record(impl.getStream(device));
+      reads_done.block(*upload_stream);
+      {
+        c10::StreamGuard on_upload(*upload_stream);
+        for (size_t f : unit.flats)
+          if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach(), /*non_blocking=*/true);
+      }
+      unit.uploaded = std::make_unique<c10::Event>(device.type());
+      unit.uploaded->record(*upload_stream);
+    }
+    unit.stale = false;
+    unit.fresh = true;
   }
   void release(size_t u) {
     Unit& unit = units[u];
@@ -426,7 +477,7 @@ void ShardedParameters::begin_forward() {
     u.reduced = false;
     u.ready = false;
   }
-  s.upload_shards();
+  s.mark_unrefreshed_stale();
   s.gather(s.root());
   if (!s.previous_order.empty() && s.options.prefetch) s.launch_gather(s.previous_order.front());
 }
@@ -501,11 +552,57 @@ void ShardedParameters::end_backward(bool sync) {
       else f->shard.mutable_grad() = g;
       f->rs_output = torch::Tensor();
     }
-    s.host_ahead = s.options.cpu_offload;  // the optimizer steps the host shards next
+    for (Unit& unit : s.units) {  // the optimizer steps the host shards next
+      unit.stale = s.options.cpu_offload;
+      unit.fresh = false;
+    }
   }
   for (size_t u = 0; u < s.units.size(); ++u) s.release(u);
   s.previous_order = s.order;
   s.in_step = false;
+}
+
+void ShardedParameters::step_offloaded(const std::function<void()>& step) {
+  State& s = *state_;
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
+  if (!s.options.cpu_offload) {
+    step();
+    return;
+  }
+  // The next forward's order: the root, the units as this step's forward ran them, the rest.
+  std::vector<size_t> sequence{s.root()};
+  for (size_t u : s.previous_order)
+    if (u != s.root()) sequence.push_back(u);
+  for (size_t u = 0; u + 1 < s.units.size(); ++u)
+    if (std::find(sequence.begin(), sequence.end(), u) == sequence.end()) sequence.push_back(u);
+  // Every trainable shard's gradient set aside; each unit's given back for its own step.
+  std::vector<torch::Tensor> grads(s.flats.size());
+  for (size_t f = 0; f < s.flats.size(); ++f)
+    if (s.flats[f].group >= 0) {
+      grads[f] = s.flats[f].shard.grad();
+      s.flats[f].shard.mutable_grad() = torch::Tensor();
+    }
+  try {
+    for (size_t u : sequence) {
+      bool any = false;
+      for (size_t f : s.units[u].flats)
+        if (grads[f].defined()) {
+          s.flats[f].shard.mutable_grad() = grads[f];
+          any = true;
+        }
+      if (!any) continue;
+      step();
+      for (size_t f : s.units[u].flats)
+        if (grads[f].defined()) s.flats[f].shard.mutable_grad() = torch::Tensor();
+      if (s.units[u].stale) s.upload_stepped_unit(u);
+    }
+  } catch (...) {
+    for (size_t f = 0; f < s.flats.size(); ++f)
+      if (grads[f].defined()) s.flats[f].shard.mutable_grad() = grads[f];
+    throw;
+  }
+  for (size_t f = 0; f < s.flats.size(); ++f)
+    if (grads[f].defined()) s.flats[f].shard.mutable_grad() = grads[f];
 }
 
 torch::Tensor ShardedParameters::clip_grad_norm_(double max_norm) {
@@ -533,7 +630,7 @@ torch::Tensor ShardedParameters::clip_grad_norm_(double max_norm) {
 void ShardedParameters::gather_all() {
   State& s = *state_;
   std::lock_guard<std::recursive_mutex> lock(s.mutex);
-  s.upload_shards();
+  s.mark_unrefreshed_stale();
   for (size_t u = 0; u < s.units.size(); ++u) s.launch_gather(u);
   for (size_t u = 0; u < s.units.size(); ++u) s.gather(u);
 }

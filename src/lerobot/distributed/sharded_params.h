@@ -23,10 +23,13 @@
 // cpu_offload (ZeRO-Offload): a trainable flat's shard, the leaf the optimizer steps (and so its
 // state), is a host tensor (pinned when the parameters are on CUDA); the device keeps a copy of it
 // that the all-gathers read. end_backward copies each reduce-scattered gradient into the host
-// shard's .grad (non-blocking into pinned memory, then one synchronisation); the host shards
-// (stepped since) are copied back to the device copies before the next gather: in begin_forward
-// and gather_all always, in any other gather when gradients were delivered since its last copy.
-// On a CPU-only run both copies are CPU tensors, distinct storages, and the same path runs.
+// shard's .grad (non-blocking into pinned memory, then one synchronisation). step_offloaded steps
+// the host shards unit by unit in the next forward's order and writes each unit's device copies as
+// soon as it is stepped (on CUDA on a side stream, overlapping the host's step of the next unit);
+// a unit's next gather waits for its copy. Host shards stepped by any other path are copied back
+// before the unit's next gather (begin_forward and gather_all take every unit step_offloaded did
+// not write again). On a CPU-only run both copies are CPU tensors, distinct storages, and the same
+// path runs.
 //
 // Hybrid sharding (HSDP): `group` is this rank's shard group and `replicas` the ranks holding the
 // same shards in the other shard groups. After each reduce-scatter (the average over the shard
@@ -36,6 +39,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -132,6 +136,13 @@ class ShardedParameters {
   // reduce-scatter (the shards' .grad are then set); without, the module's parameters keep their
   // accumulated full gradients. Releases every gathered unit.
   void end_backward(bool sync);
+  // The optimizer's step of the shards (`step`: e.g. optimizer.step()). Without cpu_offload, one
+  // call. With it, the host steps unit by unit in the next forward's order (the root first), `step`
+  // called with only that unit's shards holding gradients (the optimizers step a tensor alone: the
+  // same values as one call), and each stepped unit's device copies are written at once, on CUDA
+  // on a side stream while the host steps the next unit; the unit's next gather waits for its copy.
+  // The gradients are left as they were.
+  void step_offloaded(const std::function<void()>& step);
   // torch's clip_grad_norm_ over all ranks' shards: the global L2 norm (all-reduced), each shard's
   // gradient scaled by min(1, max_norm / (norm + 1e-6)) when max_norm > 0. Returns the norm.
   torch::Tensor clip_grad_norm_(double max_norm);

@@ -114,6 +114,12 @@ void UpdateStep::forward_backward(const Batch& batch, UpdateResult& r) {
   if (p_.sharded) p_.sharded->end_backward(r.synced);  // the shards' gradients, averaged over ranks
 }
 
+void UpdateStep::step_shards(const std::function<void()>& step) {
+  // cpu_offload: the host steps unit by unit, each unit's copy to the device queued as it is done.
+  if (p_.sharded) p_.sharded->step_offloaded(step);
+  else step();
+}
+
 void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
   if (p_.reducer) p_.reducer->synchronize();  // gradients are now averaged over ranks
   if (p_.scaler) p_.scaler->unscale_(*p_.optimizer);
@@ -128,7 +134,7 @@ void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
       p_.group ? torch::isfinite(r.grad_norm) : torch::isfinite(r.loss) & torch::isfinite(r.grad_norm);
   if (skip_on_device_) {
     const torch::Tensor skip = finite.logical_not().to(torch::kFloat32);
-    step_unless(*p_.optimizer, skip);
+    step_shards([&] { step_unless(*p_.optimizer, skip); });
     consecutive_on_device_.add_(1.0).mul_(skip);  // back to 0 after a finite step
     r.skipped_on_device = skip;
   } else if (p_.scaler) {
@@ -145,7 +151,7 @@ void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
     p_.scaler->update();
   } else if (finite.item<bool>()) {  // the one host read of the step
     r.skipped = false;
-    p_.optimizer->step();
+    step_shards([&] { p_.optimizer->step(); });
     consecutive_nonfinite_ = 0;
   } else {
     r.skipped = true;

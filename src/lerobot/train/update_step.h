@@ -12,6 +12,7 @@
 // naming the step (checked every step on the host path, at log steps on the device path).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -72,6 +73,9 @@ class UpdateStep {
   // The parts of run(), public so that each can be measured alone (bench/step_ops, tests).
   void forward_backward(const Batch& batch, UpdateResult& r);
   void clip_and_step(int64_t step, UpdateResult& r);
+  // The optimizer's step (`step`), through the sharded parameters when there are (cpu_offload:
+  // unit by unit, see ShardedParameters::step_offloaded).
+  void step_shards(const std::function<void()>& step);
   // The host part after the device work: the scheduler steps and r.lr is read.
   void finish(UpdateResult& r);
   // Device path: reads the count of consecutive skipped steps (one sync) and stops the run when it
