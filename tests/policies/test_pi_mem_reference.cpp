@@ -12,6 +12,8 @@
 
 #include "lerobot/common/error.h"
 #include "lerobot/common/safetensors_torch.h"
+#include "lerobot/policies/lora/lora_linear.h"
+#include "lerobot/policies/lora/peft_config.h"
 #include "lerobot/policies/observation_memory.h"
 #include "lerobot/policies/pi/modeling_pi.h"
 #include "lerobot/policies/pi/pi_sizing.h"
@@ -313,6 +315,28 @@ TEST(PiMemSizing, ParameterCountsIncludeTheProprioProjection) {
   const auto with = pi_size(arch, true, 8, 8, false, false, true), without = pi_size(arch, true, 8, 8, false, false, false);
   EXPECT_EQ(with.parameters(), built);
   EXPECT_EQ(with.parameters() - without.parameters(), 8 * 64 + 64);
+}
+
+// LoRA with proprioceptive memory: LeRobot's default targets and modules_to_save (the projection is
+// new to a base checkpoint, so it trains in full and is saved beside the adapters).
+TEST(PiMemLora, TheProprioProjectionTrainsInFullAndIsSavedWithTheAdapters) {
+  const Json& want = mem_layout("mem")["peft_defaults"];
+  const auto defaults = lora::default_peft_targets("pi05", true);
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->target_modules, want["target_modules"]);
+  EXPECT_EQ(defaults->modules_to_save, want["modules_to_save"].get<std::vector<std::string>>());
+  auto policy = mem_policy("mem");
+  lora::LoraSettings s;
+  s.target_regex = defaults->target_modules.get<std::string>();
+  s.modules_to_save = defaults->modules_to_save;
+  s.r = 4;
+  lora::inject(*policy, s);
+  lora::freeze_base(*policy, s);
+  EXPECT_TRUE(policy->model->proprio_history_proj->weight.requires_grad());
+  EXPECT_FALSE(policy->model->time_mlp_in->weight.requires_grad());
+  int64_t saved = 0;
+  for (const auto& [name, t] : lora::adapter_tensors(*policy, s)) saved += name.find("proprio_history_proj") != std::string::npos;
+  EXPECT_EQ(saved, 2) << "weight and bias beside the adapters";
 }
 
 // What LeRobot refuses, refused by name: a temporal layer deeper than the tower, and (with
