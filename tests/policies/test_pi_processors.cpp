@@ -23,6 +23,7 @@
 #include "lerobot/policies/pi0/configuration_pi0.h"
 #include "lerobot/policies/pi05/configuration_pi05.h"
 #include "lerobot/policies/processor_io.h"
+#include "pi_processor_fixtures.h"
 #include "policy_test_helpers.h"
 
 namespace lerobot {
@@ -30,76 +31,29 @@ namespace {
 
 using testing::make_temp_dir;
 
-const fs::path kData = fs::path(LEROBOT_SOURCE_DIR) / "tests/policies/data";
-constexpr const char* kPaliGemma = "google/paligemma-3b-pt-224";
+const fs::path kData = testing::pi_processor_data();
 
 const Json& reference() {
   static const Json j = Json::parse(read_file(kData / "pi_processors_reference.json"));
   return j;
 }
 
-// The Hub id resolves to the reduced Gemma tokenizer; anything else is refused (no network here).
-struct GemmaResolver {
-  GemmaResolver() {
-    set_model_folder_resolver([](const std::string& name, const std::vector<std::string>&, const std::string& flag) {
-      if (name != kPaliGemma) throw std::runtime_error("unexpected model " + name + " for " + flag);
-      return kData / "gemma_tokenizer";
-    });
-  }
-  ~GemmaResolver() { set_model_folder_resolver(nullptr); }
-};
+using testing::PaliGemmaTokenizerResolver;
+using testing::pi_processor_stats;
+using testing::reference_tensor;
 
-// The script's config: cameras top and wrist (3, 4, 4), state 5, action 4; "pi05_wide_state" is
-// π0.5 with max_state_dim 3.
+// The script's config; "pi05_wide_state" is π0.5 with max_state_dim 3.
 std::unique_ptr<PiConfigBase> make_config(const std::string& type) {
-  std::unique_ptr<PiConfigBase> c;
-  if (type == "pi0") c = std::make_unique<PI0Config>();
-  else c = std::make_unique<PI05Config>();
-  c->tokenizer_max_length = reference().at(type).at("tokenizer_max_length").get<int64_t>();
+  auto c = testing::pi_processor_config(type == "pi0", reference().at(type).at("tokenizer_max_length").get<int64_t>());
   c->max_state_dim = reference().at(type).at("max_state_dim").get<int64_t>();
-  c->device = "cpu";
-  c->input_features = {{"observation.images.top", {"VISUAL", {3, 4, 4}}},
-                       {"observation.images.wrist", {"VISUAL", {3, 4, 4}}},
-                       {"observation.state", {"STATE", {5}}}};
-  c->input_feature_order = {"observation.images.top", "observation.images.wrist", "observation.state"};
-  c->output_features = {{"action", {"ACTION", {4}}}};
   return c;
-}
-
-// The script's stats(): per element i, mean 0.1i-0.2, std 0.5+0.25i, min -1-0.5i, max 1+0.75i,
-// q01 -0.8-0.25i, q99 0.9+0.5i; cameras (3, 1, 1).
-Stats make_stats() {
-  auto one = [](std::vector<int64_t> shape) {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    const torch::Tensor i = torch::arange(n, torch::kFloat32);
-    return std::map<std::string, torch::Tensor>{
-        {"mean", (0.1 * i - 0.2).reshape(shape)}, {"std", (0.5 + 0.25 * i).reshape(shape)},
-        {"min", (-1 - 0.5 * i).reshape(shape)},   {"max", (1 + 0.75 * i).reshape(shape)},
-        {"q01", (-0.8 - 0.25 * i).reshape(shape)}, {"q99", (0.9 + 0.5 * i).reshape(shape)}};
-  };
-  return {{"observation.images.top", one({3, 1, 1})},
-          {"observation.images.wrist", one({3, 1, 1})},
-          {"observation.state", one({5})},
-          {"action", one({4})}};
-}
-
-// {"shape", "dtype", "values"} -> tensor (float32 or int64).
-torch::Tensor tensor_of(const Json& t) {
-  const auto shape = t.at("shape").get<std::vector<int64_t>>();
-  if (t.at("dtype").get<std::string>() == "int64") {
-    auto v = t.at("values").get<std::vector<int64_t>>();
-    return torch::tensor(v, torch::kInt64).reshape(shape);
-  }
-  auto v = t.at("values").get<std::vector<float>>();
-  return torch::tensor(v, torch::kFloat32).reshape(shape);
 }
 
 Batch raw_batch(const Json& r, std::vector<std::string>& tasks) {
   Batch b;
   for (auto it = r.at("batch").begin(); it != r.at("batch").end(); ++it) {
     if (it.key() == "task") tasks = it.value().get<std::vector<std::string>>();
-    else b[it.key()] = tensor_of(it.value());
+    else b[it.key()] = reference_tensor(it.value());
   }
   return b;
 }
@@ -109,7 +63,7 @@ void expect_preprocessed(const Batch& out, const Json& expected, const std::stri
   for (auto it = expected.begin(); it != expected.end(); ++it) {
     SCOPED_TRACE(what + ": " + it.key());
     ASSERT_TRUE(out.count(it.key()));
-    const torch::Tensor e = tensor_of(it.value());
+    const torch::Tensor e = reference_tensor(it.value());
     torch::Tensor a = out.at(it.key()).cpu();
     ASSERT_EQ(a.sizes(), e.sizes());
     if (e.scalar_type() == torch::kInt64) {
@@ -150,7 +104,7 @@ fs::path lerobot_folder(const Json& r, const std::string& tag) {
   write_file_atomic(dir / "policy_postprocessor.json", r.at("postprocessor").dump(2));
   for (auto f = r.at("state_tensors").begin(); f != r.at("state_tensors").end(); ++f) {
     TensorMap m;
-    for (auto t = f.value().begin(); t != f.value().end(); ++t) m[t.key()] = tensor_of(t.value());
+    for (auto t = f.value().begin(); t != f.value().end(); ++t) m[t.key()] = reference_tensor(t.value());
     save_safetensors(dir / f.key(), m, {});
   }
   for (const auto& f : r.at("files")) {
@@ -166,10 +120,10 @@ fs::path lerobot_folder(const Json& r, const std::string& tag) {
 class PiProcessors : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PiProcessors, SavedFilesAreLeRobots) {
-  GemmaResolver resolver;
+  PaliGemmaTokenizerResolver resolver;
   const Json& r = reference().at(GetParam());
   auto cfg = make_config(GetParam());
-  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const PolicyProcessors p = make_policy_processors(*cfg, pi_processor_stats(), "cpu");
   const fs::path dir = make_temp_dir("pi_processors_save_" + GetParam());
   save_policy_processors(dir, p);
 
@@ -187,23 +141,23 @@ TEST_P(PiProcessors, SavedFilesAreLeRobots) {
     for (auto t = f.value().begin(); t != f.value().end(); ++t) {
       want_names.insert(t.key());
       if (ours.count(t.key()))
-        EXPECT_TRUE(torch::allclose(ours.at(t.key()), tensor_of(t.value()), 1e-6, 1e-6)) << t.key();
+        EXPECT_TRUE(torch::allclose(ours.at(t.key()), reference_tensor(t.value()), 1e-6, 1e-6)) << t.key();
     }
     EXPECT_EQ(names, want_names);
   }
 }
 
 TEST_P(PiProcessors, PreprocessingIsLeRobots) {
-  GemmaResolver resolver;
+  PaliGemmaTokenizerResolver resolver;
   const Json& r = reference().at(GetParam());
   auto cfg = make_config(GetParam());
-  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const PolicyProcessors p = make_policy_processors(*cfg, pi_processor_stats(), "cpu");
   std::vector<std::string> tasks;
   const Batch raw = raw_batch(r, tasks);
   const Batch out = p.preprocess(raw, tasks);
   expect_preprocessed(out, r.at("pre"), "made");
   EXPECT_EQ(out.at("observation.language.tokens").size(1), cfg->tokenizer_max_length);
-  EXPECT_TRUE(torch::allclose(p.postprocess_action(out.at("action")), tensor_of(r.at("post")), 1e-5, 1e-5));
+  EXPECT_TRUE(torch::allclose(p.postprocess_action(out.at("action")), reference_tensor(r.at("post")), 1e-5, 1e-5));
 
   // The deployment path (no action): the same tokens and normalized observations.
   std::map<std::string, torch::Tensor> obs;
@@ -231,7 +185,7 @@ TEST_P(PiProcessors, LoadsLeRobotsFiles) {
   const Batch out = p.preprocess(raw_batch(r, tasks), tasks);
   expect_preprocessed(out, r.at("pre"), "loaded");
   expect_preprocessed(out, r.at("reloaded_pre"), "loaded (LeRobot's reload)");
-  EXPECT_TRUE(torch::allclose(p.postprocess_action(out.at("action")), tensor_of(r.at("reloaded_post")), 1e-5, 1e-5));
+  EXPECT_TRUE(torch::allclose(p.postprocess_action(out.at("action")), reference_tensor(r.at("reloaded_post")), 1e-5, 1e-5));
 
   // Saved again, they are the same files.
   const fs::path again = make_temp_dir("pi_processors_resave_" + GetParam());
@@ -243,10 +197,10 @@ TEST_P(PiProcessors, LoadsLeRobotsFiles) {
 }
 
 TEST_P(PiProcessors, RoundTrip) {
-  GemmaResolver resolver;
+  PaliGemmaTokenizerResolver resolver;
   const Json& r = reference().at(GetParam());
   auto cfg = make_config(GetParam());
-  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const PolicyProcessors p = make_policy_processors(*cfg, pi_processor_stats(), "cpu");
   const fs::path dir = make_temp_dir("pi_processors_rt_" + GetParam());
   save_policy_processors(dir, p);
   const PolicyProcessors q = load_policy_processors(dir);
@@ -264,13 +218,13 @@ INSTANTIATE_TEST_SUITE_P(Pi, PiProcessors, ::testing::Values("pi0", "pi05", "pi0
 // π0.5 builds its prompt from the normalized state: the same raw batch with another state
 // normalization gives other tokens, π0's do not depend on the state.
 TEST(PiProcessorsOrder, Pi05PromptReadsTheNormalizedState) {
-  GemmaResolver resolver;
+  PaliGemmaTokenizerResolver resolver;
   const Json& r = reference().at("pi05");
   auto cfg = make_config("pi05");
-  Stats shifted = make_stats();
+  Stats shifted = pi_processor_stats();
   shifted["observation.state"]["q01"] = shifted["observation.state"]["q01"] - 5.0;
   shifted["observation.state"]["q99"] = shifted["observation.state"]["q99"] + 5.0;
-  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const PolicyProcessors p = make_policy_processors(*cfg, pi_processor_stats(), "cpu");
   const PolicyProcessors q = make_policy_processors(*cfg, shifted, "cpu");
   std::vector<std::string> tasks;
   const Batch raw = raw_batch(r, tasks);
@@ -285,11 +239,11 @@ TEST(PiProcessorsOrder, Pi05PromptReadsTheNormalizedState) {
 // writes every entry's bin (PreprocessingIsLeRobots/pi05_wide_state compares the tokens with
 // LeRobot's); here the prompt itself, and that the tokens were not cut short.
 TEST(PiProcessorsWideState, Pi05PromptHasABinForEveryStateEntry) {
-  GemmaResolver resolver;
+  PaliGemmaTokenizerResolver resolver;
   const Json& r = reference().at("pi05_wide_state");
   ASSERT_LT(r.at("max_state_dim").get<int64_t>(), r.at("batch").at("observation.state").at("shape")[1].get<int64_t>());
   auto cfg = make_config("pi05_wide_state");
-  const PolicyProcessors p = make_policy_processors(*cfg, make_stats(), "cpu");
+  const PolicyProcessors p = make_policy_processors(*cfg, pi_processor_stats(), "cpu");
   std::vector<std::string> tasks;
   const Batch raw = raw_batch(r, tasks);
   const auto prompts = p.language->prompts(tasks, p.normalizer.normalize(raw));
@@ -312,7 +266,7 @@ TEST(PiProcessorsWideState, Pi05PromptHasABinForEveryStateEntry) {
 // state_proj), π0.5 with proprioceptive memory too (its history projection pads the state).
 TEST(PiProcessorsWideState, StatesAndStatsWiderThanTheFeatureFitPi05Only) {
   const PolicyFeature state{"STATE", {3}};
-  Stats stats = make_stats();
+  Stats stats = pi_processor_stats();
   PI05Config pi05;
   PI0Config pi0;
   for (PiConfigBase* c : std::initializer_list<PiConfigBase*>{&pi05, &pi0}) {

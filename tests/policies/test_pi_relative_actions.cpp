@@ -23,48 +23,24 @@
 #include "lerobot/policies/pi0/configuration_pi0.h"
 #include "lerobot/policies/pi05/configuration_pi05.h"
 #include "lerobot/policies/processor_io.h"
+#include "pi_processor_fixtures.h"
 #include "policy_test_helpers.h"
 
 namespace lerobot {
 namespace {
 
-const fs::path kRelData = fs::path(LEROBOT_SOURCE_DIR) / "tests/policies/data";
+const fs::path kRelData = testing::pi_processor_data();
 
 const Json& relative_reference() {
   static const Json j = Json::parse(read_file(kRelData / "pi_relative_actions_reference.json"));
   return j;
 }
 
-// "google/paligemma-3b-pt-224" resolves to the reduced Gemma tokenizer for the guard's lifetime.
-struct RelativeGemmaResolver {
-  RelativeGemmaResolver() {
-    set_model_folder_resolver([](const std::string& name, const std::vector<std::string>&, const std::string& flag) {
-      if (name != "google/paligemma-3b-pt-224") throw std::runtime_error("unexpected model " + name + " for " + flag);
-      return kRelData / "gemma_tokenizer";
-    });
-  }
-  ~RelativeGemmaResolver() { set_model_folder_resolver(nullptr); }
-};
+using testing::reference_tensor;
 
-torch::Tensor rel_tensor(const Json& t) {
-  const auto shape = t.at("shape").get<std::vector<int64_t>>();
-  if (t.at("dtype").get<std::string>() == "int64")
-    return torch::tensor(t.at("values").get<std::vector<int64_t>>(), torch::kInt64).reshape(shape);
-  return torch::tensor(t.at("values").get<std::vector<float>>(), torch::kFloat32).reshape(shape);
-}
-
-// The case's config: cameras top and wrist (3, 4, 4), state 5, action 4, relative actions on.
+// The case's config (the scripts' two cameras, state 5, action 4) with relative actions on.
 std::unique_ptr<PiConfigBase> relative_config(const Json& r) {
-  std::unique_ptr<PiConfigBase> c;
-  if (r.at("type") == "pi0") c = std::make_unique<PI0Config>();
-  else c = std::make_unique<PI05Config>();
-  c->tokenizer_max_length = r.at("tokenizer_max_length").get<int64_t>();
-  c->device = "cpu";
-  c->input_features = {{"observation.images.top", {"VISUAL", {3, 4, 4}}},
-                       {"observation.images.wrist", {"VISUAL", {3, 4, 4}}},
-                       {"observation.state", {"STATE", {5}}}};
-  c->input_feature_order = {"observation.images.top", "observation.images.wrist", "observation.state"};
-  c->output_features = {{"action", {"ACTION", {4}}}};
+  auto c = testing::pi_processor_config(r.at("type") == "pi0", r.at("tokenizer_max_length").get<int64_t>());
   c->use_relative_actions = true;
   c->relative_exclude_joints = r.at("relative_exclude_joints").get<std::vector<std::string>>();
   if (!r.at("action_feature_names").is_null())
@@ -72,34 +48,17 @@ std::unique_ptr<PiConfigBase> relative_config(const Json& r) {
   return c;
 }
 
-// The script's stats formula (pi_processors_reference.py's stats()).
-Stats relative_stats() {
-  auto one = [](std::vector<int64_t> shape) {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    const torch::Tensor i = torch::arange(n, torch::kFloat32);
-    return std::map<std::string, torch::Tensor>{
-        {"mean", (0.1 * i - 0.2).reshape(shape)}, {"std", (0.5 + 0.25 * i).reshape(shape)},
-        {"min", (-1 - 0.5 * i).reshape(shape)},   {"max", (1 + 0.75 * i).reshape(shape)},
-        {"q01", (-0.8 - 0.25 * i).reshape(shape)}, {"q99", (0.9 + 0.5 * i).reshape(shape)}};
-  };
-  return {{"observation.images.top", one({3, 1, 1})},
-          {"observation.images.wrist", one({3, 1, 1})},
-          {"observation.state", one({5})},
-          {"action", one({4})}};
-}
-
 Batch relative_batch(const Json& b, std::vector<std::string>& tasks) {
   Batch out;
   for (auto it = b.begin(); it != b.end(); ++it) {
     if (it.key() == "task") tasks = it.value().get<std::vector<std::string>>();
-    else out[it.key()] = rel_tensor(it.value());
+    else out[it.key()] = reference_tensor(it.value());
   }
   return out;
 }
 
 void expect_same_floats(const torch::Tensor& ours, const Json& lerobot, const std::string& what) {
-  const torch::Tensor e = rel_tensor(lerobot);
+  const torch::Tensor e = reference_tensor(lerobot);
   ASSERT_EQ(ours.sizes(), e.sizes()) << what;
   EXPECT_TRUE(torch::allclose(ours.to(torch::kFloat32), e, 1e-5, 1e-5)) << what << "\n" << ours << "\nLeRobot\n" << e;
 }
@@ -126,10 +85,10 @@ Batch deployment_inputs(const PiConfigBase& cfg, const PolicyProcessors& p, cons
 class PiRelativeActions : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PiRelativeActions, PreAndPostprocessingAreLeRobots) {
-  RelativeGemmaResolver resolver;
+  testing::PaliGemmaTokenizerResolver resolver;
   const Json& r = relative_reference().at(GetParam());
   auto cfg = relative_config(r);
-  const PolicyProcessors p = make_policy_processors(*cfg, relative_stats(), "cpu");
+  const PolicyProcessors p = make_policy_processors(*cfg, testing::pi_processor_stats(), "cpu");
   ASSERT_TRUE(p.adds_state());
   EXPECT_EQ(p.relative_actions->mask(4), r.at("mask").get<std::vector<bool>>());
 
@@ -140,7 +99,7 @@ TEST_P(PiRelativeActions, PreAndPostprocessingAreLeRobots) {
   expect_same_floats(out.at("observation.state"), r.at("pre").at("observation.state"), "normalized state");
   const torch::Tensor state = raw.at("observation.state");
   expect_same_floats(p.postprocess_action(out.at("action"), state), r.at("post"), "postprocessed action");
-  expect_same_floats(p.postprocess_action(rel_tensor(r.at("model_action")), state), r.at("post_model"),
+  expect_same_floats(p.postprocess_action(reference_tensor(r.at("model_action")), state), r.at("post_model"),
                      "postprocessed model chunk");
 
   // A later observation: its state is the one added (LeRobot's cache holds the last one preprocessed).
@@ -148,15 +107,15 @@ TEST_P(PiRelativeActions, PreAndPostprocessingAreLeRobots) {
   deployment_inputs(*cfg, p, r.at("observation"), obs_state);
   ASSERT_TRUE(obs_state.defined());
   expect_same_floats(obs_state, r.at("observation").at("observation.state"), "the state handed out");
-  expect_same_floats(p.postprocess_action(rel_tensor(r.at("model_step")), obs_state), r.at("post_after_observation"),
+  expect_same_floats(p.postprocess_action(reference_tensor(r.at("model_step")), obs_state), r.at("post_after_observation"),
                      "postprocessed step after the observation");
-  EXPECT_FALSE(torch::allclose(p.postprocess_action(rel_tensor(r.at("model_step")), state),
-                               rel_tensor(r.at("post_after_observation"))))
+  EXPECT_FALSE(torch::allclose(p.postprocess_action(reference_tensor(r.at("model_step")), state),
+                               reference_tensor(r.at("post_after_observation"))))
       << "the batch's state gives the same action as the later observation's: the state would not matter";
 
   // With relative actions on, a postprocessing without a state is refused (LeRobot: no state cached).
   try {
-    p.postprocess_action(rel_tensor(r.at("model_step")));
+    p.postprocess_action(reference_tensor(r.at("model_step")));
     FAIL() << "postprocessed without a state";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("observation.state"), std::string::npos) << e.what();
@@ -164,7 +123,7 @@ TEST_P(PiRelativeActions, PreAndPostprocessingAreLeRobots) {
 }
 
 TEST_P(PiRelativeActions, LeRobotsFolderLoadsAndOursWritesTheSameFiles) {
-  RelativeGemmaResolver resolver;
+  testing::PaliGemmaTokenizerResolver resolver;
   const Json& r = relative_reference().at(GetParam());
   const fs::path dir = testing::make_temp_dir("pi_relative_lerobot_" + GetParam());
   write_file_atomic(fs::path(dir) / "policy_preprocessor.json", r.at("preprocessor").dump(2));
@@ -178,7 +137,7 @@ TEST_P(PiRelativeActions, LeRobotsFolderLoadsAndOursWritesTheSameFiles) {
   }
   // The state files: ours hold the same stats (the script's formula), written under LeRobot's names.
   auto cfg = relative_config(r);
-  const PolicyProcessors made = make_policy_processors(*cfg, relative_stats(), "cpu");
+  const PolicyProcessors made = make_policy_processors(*cfg, testing::pi_processor_stats(), "cpu");
   save_safetensors(fs::path(dir) / made.normalizer_state_file(), made.normalizer.state_dict(), {});
   save_safetensors(fs::path(dir) / "policy_postprocessor_step_0_unnormalizer_processor.safetensors",
                    made.unnormalizer.state_dict(), {});
@@ -190,7 +149,7 @@ TEST_P(PiRelativeActions, LeRobotsFolderLoadsAndOursWritesTheSameFiles) {
   EXPECT_TRUE(loaded.relative_actions->action_names == cfg->action_feature_names);
   torch::Tensor obs_state;
   deployment_inputs(*cfg, loaded, r.at("observation"), obs_state);
-  expect_same_floats(loaded.postprocess_action(rel_tensor(r.at("model_step")), obs_state),
+  expect_same_floats(loaded.postprocess_action(reference_tensor(r.at("model_step")), obs_state),
                      r.at("reloaded_post_after_observation"), "LeRobot's folder, loaded here");
 
   const fs::path ours = testing::make_temp_dir("pi_relative_ours_" + GetParam());
@@ -216,11 +175,11 @@ INSTANTIATE_TEST_SUITE_P(Pi, PiRelativeActions,
 // The two steps' `enabled` must agree: a relative preprocessor with a postprocessor that would
 // leave the actions relative is a checkpoint error naming the file.
 TEST(PiRelativeActionsFiles, MismatchedStepsAreRefused) {
-  RelativeGemmaResolver resolver;
+  testing::PaliGemmaTokenizerResolver resolver;
   const Json& r = relative_reference().at("pi0_relative");
   auto cfg = relative_config(r);
   const fs::path dir = testing::make_temp_dir("pi_relative_mismatch");
-  save_policy_processors(dir, make_policy_processors(*cfg, relative_stats(), "cpu"));
+  save_policy_processors(dir, make_policy_processors(*cfg, testing::pi_processor_stats(), "cpu"));
   Json post = Json::parse(read_file(fs::path(dir) / "policy_postprocessor.json"));
   for (auto& s : post["steps"])
     if (s.at("registry_name") == "absolute_actions_processor") s["config"]["enabled"] = false;
