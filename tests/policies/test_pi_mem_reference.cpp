@@ -317,6 +317,25 @@ TEST(PiMemSizing, ParameterCountsIncludeTheProprioProjection) {
   EXPECT_EQ(with.parameters() - without.parameters(), 8 * 64 + 64);
 }
 
+// LeRobot's bfloat16 mix with both memories: the vision path and proprio_history_proj stay float32
+// (its cast touches paligemma_with_expert only), the loss within 1 % of float32's.
+TEST(PiMemBf16, TheMixedPrecisionLossFollowsFloat32) {
+  const Json& tiny = mem_tiny("mem");
+  std::vector<double> losses;
+  for (const char* dtype : {"float32", "bfloat16"}) {
+    auto policy = testing::make_pi_policy("pi05", tiny, [&](PiConfigBase& c) { c.dtype = dtype; });
+    testing::pi_fill(*policy);
+    policy->train();
+    EXPECT_EQ(policy->model->proprio_history_proj->weight.scalar_type(), torch::kFloat) << dtype;
+    auto out = policy->forward(mem_batch("mem"), testing::pi_noise(tiny), testing::pi_flow_time(tiny));
+    out.loss.backward();
+    EXPECT_TRUE(policy->model->proprio_history_proj->weight.grad().defined()) << dtype;
+    losses.push_back(out.loss.item<double>());
+  }
+  std::cout << "MEM loss float32 " << losses[0] << ", bfloat16 " << losses[1] << "\n";
+  expect_close(losses[1], losses[0], 1e-2, 0, "bfloat16 loss");
+}
+
 // LoRA with proprioceptive memory: LeRobot's default targets and modules_to_save (the projection is
 // new to a base checkpoint, so it trains in full and is saved beside the adapters).
 TEST(PiMemLora, TheProprioProjectionTrainsInFullAndIsSavedWithTheAdapters) {
