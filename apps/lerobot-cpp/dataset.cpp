@@ -1,4 +1,4 @@
-// `lerobot-cpp dataset info|validate|stats|generate DIR`: inspect, check and recompute stats of a
+// `lerobot-cpp dataset info|validate|stats|recompute-stats|generate DIR`: inspect, check and recompute stats of a
 // LeRobot dataset. Subcommands are a table: add an entry to extend it.
 #include <cmath>
 #include <functional>
@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "dataset_generate.h"
+#include "dataset_recompute_stats.h"
 #include "lerobot/common/error.h"
 #include "lerobot/common/progress.h"
 #include "lerobot/common/strings.h"
@@ -226,6 +227,7 @@ const std::map<std::string, Sub>& table() {
       {"info", {"usage: lerobot-cpp dataset info DIR\n  version, fps, frames, episodes, tasks, features (dtype, shape), cameras (codec)\n", info_main}},
       {"validate", {"usage: lerobot-cpp dataset validate DIR [--allow_missing_videos]\n  checks every LeRobot v3.0 format invariant (a v2.1 dataset: its own layout); prints each problem,\n  naming its file, and notes what is valid but unusual; exit 0 and OK when clean, 3 otherwise.\n  Every video file must be present and decodable (--require_videos, the default); with\n  --allow_missing_videos a dataset shared without its videos/ folder is checked on metadata and data only.\n", validate_main}},
       {"stats", {"usage: lerobot-cpp dataset stats DIR\n  recomputes the stats and compares mean/min/max with meta/stats.json; exit 3 when a feature differs\n", stats_main}},
+      {"recompute-stats", {kRecomputeStatsHelp, dataset_recompute_stats_main}},
       {"generate", {"usage: lerobot-cpp dataset generate [--flag=value ...]\n  creates a synthetic dataset\n", dataset_generate_main}},
   };
   return t;
@@ -236,12 +238,12 @@ const std::map<std::string, Sub>& table() {
 int dataset_main(const Args& args) {
   const auto& t = table();
   if (args.empty() || (wants_help(args) && (args.empty() || t.find(args[0]) == t.end()))) {
-    std::cout << "usage: lerobot-cpp dataset <info|validate|stats|generate> DIR\n";
+    std::cout << "usage: lerobot-cpp dataset <info|validate|stats|recompute-stats|generate> DIR\n";
     for (const auto& [name, sub] : t) std::cout << "\n" << sub.help;
     return args.empty() ? 2 : 0;
   }
   auto it = t.find(args[0]);
-  if (it == t.end()) throw_usage("unknown dataset subcommand '" + args[0] + "'", "lerobot-cpp dataset", "use info, validate, stats or generate");
+  if (it == t.end()) throw_usage("unknown dataset subcommand '" + args[0] + "'", "lerobot-cpp dataset", "use info, validate, stats, recompute-stats or generate");
   const Args rest(args.begin() + 1, args.end());
   if (wants_help(rest) && args[0] != "generate") {
     std::cout << it->second.help;
