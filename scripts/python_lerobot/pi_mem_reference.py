@@ -168,15 +168,7 @@ def record(layout):
     loss, loss_dict = policy.forward(pr.fresh(batch))
     loss.backward()
     out["loss"] = float(loss)
-    grads, no_grad = {}, []
-    for n, p in policy.named_parameters():
-        if p.grad is None:
-            no_grad.append(n)
-        else:
-            g = p.grad.detach().double()
-            grads[n] = {"sum": float(g.sum()), "abs_sum": float(g.abs().sum())}
-    out["grads"] = grads
-    out["no_grad"] = sorted(no_grad)
+    out["grads"], out["no_grad"] = pr.gradient_sums(policy)
     policy.zero_grad(set_to_none=True)
 
     policy.eval()

@@ -226,6 +226,18 @@ def sums(x):
     return {"sum": float(x.sum()), "abs_sum": float(x.abs().sum()), "shape": list(x.shape)}
 
 
+def gradient_sums(policy):
+    """Each parameter's gradient as {sum, abs_sum} (float64), and the sorted names without one."""
+    grads, no_grad = {}, []
+    for n, p in policy.named_parameters():
+        if p.grad is None:
+            no_grad.append(n)
+        else:
+            g = p.grad.detach().double()
+            grads[n] = {"sum": float(g.sum()), "abs_sum": float(g.abs().sum())}
+    return grads, sorted(no_grad)
+
+
 def jsonable(v):
     if isinstance(v, (bool, int, float, str)) or v is None:
         return v
@@ -397,15 +409,7 @@ def record(layout):
         modeling_pi05._sample_training_rtc_prefix_mask = real_sampler
     loss.backward()
     out["loss"] = {"loss": float(loss), "loss_dict": {k: v for k, v in loss_dict.items()}, "dtype": dt(loss)}
-    grads, no_grad = {}, []
-    for n, p in policy.named_parameters():
-        if p.grad is None:
-            no_grad.append(n)
-        else:
-            g = p.grad.detach().double()
-            grads[n] = {"sum": float(g.sum()), "abs_sum": float(g.abs().sum())}
-    out["grads"] = grads
-    out["no_grad"] = sorted(no_grad)
+    out["grads"], out["no_grad"] = gradient_sums(policy)
     policy.zero_grad(set_to_none=True)
     del model.sample_noise, model.sample_time
 

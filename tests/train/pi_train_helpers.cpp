@@ -1,6 +1,8 @@
 // The π train-test helpers (see pi_train_helpers.h).
 #include "pi_train_helpers.h"
 
+#include <gtest/gtest.h>
+
 #include <stdlib.h>
 
 #include "train_test_helpers.h"
@@ -50,6 +52,17 @@ std::vector<std::string> tiny_pi_run(const std::string& type, const fs::path& ou
       "--output_dir=" + out.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
+}
+
+void expect_eval_on_reach2d(const fs::path& pretrained_model, const fs::path& out, int episode_length) {
+  std::string log;
+  ASSERT_EQ(run_cli("eval --policy.path=" + pretrained_model.string() +
+                        " --env.type=reach2d --env.image_size=64 --eval.n_episodes=2 --eval.batch_size=2 "
+                        "--env.episode_length=" + std::to_string(episode_length) + " --output_dir=" + out.string(),
+                    &log),
+            0)
+      << log;
+  EXPECT_NE(log.find("avg_sum_reward"), std::string::npos) << log;
 }
 
 }  // namespace lerobot::testing

@@ -29,4 +29,8 @@ class PiEnv {
 std::vector<std::string> tiny_pi_run(const std::string& type, const fs::path& out, int64_t steps,
                                      std::vector<std::string> extra = {});
 
+// `lerobot-cpp eval --policy.path=<pretrained_model>` on two reach2d environments in one batch
+// (64 px, `episode_length` steps) writing under `out`: exits 0 and reports avg_sum_reward.
+void expect_eval_on_reach2d(const fs::path& pretrained_model, const fs::path& out, int episode_length = 12);
+
 }  // namespace lerobot::testing

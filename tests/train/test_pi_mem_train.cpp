@@ -115,14 +115,7 @@ TEST(PiMemTrain, TrainsSavesAndRemembersAtInference) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(policy.select_action(a).sizes().vec(), (std::vector<int64_t>{2}));
 
   // eval: two environments in one batch, the memory reset before the rollout (LeRobot's rule).
-  std::string log;
-  ASSERT_EQ(testing::run_cli("eval --policy.path=" + pm.string() +
-                                 " --env.type=reach2d --env.image_size=64 --eval.n_episodes=2 --eval.batch_size=2 "
-                                 "--env.episode_length=12 --output_dir=" + (out / "eval").string(),
-                             &log),
-            0)
-      << log;
-  EXPECT_NE(log.find("avg_sum_reward"), std::string::npos) << log;
+  testing::expect_eval_on_reach2d(pm, out / "eval");
 }
 
 // Sharded over two processes (each SigLIP layer a unit, the space-time one included, its weights

@@ -87,13 +87,7 @@ TEST(PiRelativeTrain, TrainsAndActsInAbsoluteUnits) {
   EXPECT_TRUE(torch::isfinite(guided).all().item<bool>());
   policy.set_rtc(std::nullopt);
 
-  ASSERT_EQ(testing::run_cli("eval --policy.path=" + pm.string() +
-                                 " --env.type=reach2d --env.image_size=64 --eval.n_episodes=2 --eval.batch_size=2 "
-                                 "--env.episode_length=6 --output_dir=" + (out / "eval").string(),
-                             &log),
-            0)
-      << log;
-  EXPECT_NE(log.find("avg_sum_reward"), std::string::npos) << log;
+  testing::expect_eval_on_reach2d(pm, out / "eval", 6);
 }
 
 // LeRobot's make_policy: the names come from the dataset feature that is "action" after the

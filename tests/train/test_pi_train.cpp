@@ -105,15 +105,9 @@ TEST_P(PiTrain, EvalInferAndTheDeploymentApiAct) {
   const fs::path out = train_scratch() / (GetParam() + "_act");
   run_train(tiny_pi_run(GetParam(), out, 2));
   const fs::path pm = out / "checkpoints/last/pretrained_model";
-  std::string log;
-  ASSERT_EQ(testing::run_cli("eval --policy.path=" + pm.string() +
-                                 " --env.type=reach2d --env.image_size=64 --eval.n_episodes=2 --eval.batch_size=2 "
-                                 "--env.episode_length=12 --output_dir=" + (out / "eval").string(),
-                             &log),
-            0)
-      << log;
-  EXPECT_NE(log.find("avg_sum_reward"), std::string::npos) << log;
+  testing::expect_eval_on_reach2d(pm, out / "eval");
 
+  std::string log;
   std::map<std::string, torch::Tensor> obs = {{"observation.state", torch::tensor({0.3f, 0.6f})},
                                               {"observation.image", torch::full({3, 64, 64}, 90, torch::kUInt8)}};
   save_safetensors(out / "obs.safetensors", TensorMap(obs.begin(), obs.end()));
