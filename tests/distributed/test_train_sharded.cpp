@@ -304,6 +304,39 @@ TEST(TrainSharded, LoraAdaptersMatchDdp) {
   EXPECT_GT(fewer_vs_ddp, 100 * kTolerance);
 }
 
+// fp16 loss scaling in a sharded run: each process unscales its own shards, the overflow is decided
+// over both (LossScaler's reduction), so both skip the same steps with the same scale; the update
+// is DDP's and the skipped count too. A scale of 1e38 overflows at first and backs off.
+TEST(TrainSharded, Fp16LossScalingMatchesDdp) {
+  one_thread_per_process();
+  TempDir dir;
+  const std::string ds = make_dataset(dir.path);
+  const std::string f = sharded_flags(ds) + " --batch_size=4 --steps=8 --num_processes=2 --log_freq=8"
+                        " --accelerator.mixed_precision=fp16 --accelerator.loss_scale_init=1e38";
+  const Params init = initial_params(dir.path, ds);
+  ASSERT_FALSE(init.empty());
+  const std::string ddp_dir = train(dir.path, "ddp", f);
+  const std::string sharded_dir = train(dir.path, "sharded", f + " --parallelism.dp_shard=2");
+  const Params ddp = load_params(final_model(ddp_dir)), sharded = load_params(final_model(sharded_dir));
+  ASSERT_FALSE(ddp.empty() || sharded.empty());
+  const auto skipped = [](const std::string& out) {
+    int64_t n = -1;
+    std::ifstream in(out + "/train_metrics.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const lerobot::Json j = lerobot::Json::parse(line);
+      if (j.contains("skipped_steps")) n = j["skipped_steps"].get<int64_t>();
+    }
+    return n;
+  };
+  const double vs_ddp = relative_update_diff(init, ddp, sharded);
+  std::printf("fp16: relative update difference sharded vs DDP %.3g; skipped steps %lld and %lld\n", vs_ddp,
+              static_cast<long long>(skipped(sharded_dir)), static_cast<long long>(skipped(ddp_dir)));
+  EXPECT_GT(skipped(ddp_dir), 0) << "the initial scale overflows";
+  EXPECT_LT(skipped(ddp_dir), 8) << "and backs off until steps are taken";
+  EXPECT_EQ(skipped(sharded_dir), skipped(ddp_dir));
+  EXPECT_LE(vs_ddp, kTolerance);
+}
+
 TEST(TrainSharded, BadSettingsNameTheFlag) {
   TempDir dir;
   const std::string ds = make_dataset(dir.path);

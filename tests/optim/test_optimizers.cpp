@@ -194,6 +194,38 @@ TEST(GradClip, NamesFirstNonFiniteGradient) {
   EXPECT_FALSE(first_nonfinite_grad({a, b, c}).has_value());
 }
 
+// A sharded run's reduction decides: an overflow on another process skips this one's finite step
+// and backs its scale off too; the step function given to step() is what runs.
+TEST(LossScaler, TheReductionDecidesOverflowForEveryProcess) {
+  SGDConfig cfg;
+  cfg.lr = 1.0;
+  auto p = param({0.0f});
+  auto opt = make_optimizer(cfg, {ParamGroup{{p}, {}, std::nullopt}});
+  LossScaler scaler({1024.0, 2.0, 0.5, 3, true});
+  bool elsewhere = true;  // what the other processes found
+  std::vector<bool> seen;
+  scaler.set_found_inf_reduction([&](bool here) {
+    seen.push_back(here);
+    return here || elsewhere;
+  });
+  set_grad(p, {2048.0f});  // finite here
+  int steps = 0;
+  EXPECT_FALSE(scaler.step(*opt, [&] { ++steps; }));
+  scaler.update();
+  EXPECT_EQ(seen, std::vector<bool>{false});
+  EXPECT_EQ(steps, 0);
+  EXPECT_DOUBLE_EQ(scaler.get_scale(), 512.0);
+  elsewhere = false;
+  set_grad(p, {1024.0f});
+  EXPECT_TRUE(scaler.step(*opt, [&] {
+    ++steps;
+    opt->step();
+  }));
+  scaler.update();
+  EXPECT_EQ(steps, 1);
+  EXPECT_FLOAT_EQ(p.item<float>(), -2.0f);
+}
+
 TEST(LossScaler, SkipsOnOverflowBacksOffThenGrows) {
   SGDConfig cfg;
   cfg.lr = 1.0;

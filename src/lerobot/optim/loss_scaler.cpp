@@ -35,12 +35,17 @@ void LossScaler::unscale_(torch::optim::Optimizer& optimizer) {
     }
   }
   found_inf_ = !flags.empty() && torch::stack(flags).any().item<bool>();
+  if (any_rank_) found_inf_ = any_rank_(found_inf_);
   unscaled_ = true;
 }
 
-bool LossScaler::step(torch::optim::Optimizer& optimizer) {
+bool LossScaler::step(torch::optim::Optimizer& optimizer, const std::function<void()>& step_fn) {
+  const auto do_step = [&] {
+    if (step_fn) step_fn();
+    else optimizer.step();
+  };
   if (!options_.enabled) {
-    optimizer.step();
+    do_step();
     return true;
   }
   LEROBOT_CHECK(!stepped_or_checked_, "LossScaler::step called twice without update()");
@@ -50,7 +55,7 @@ bool LossScaler::step(torch::optim::Optimizer& optimizer) {
     ++skipped_steps_;
     return false;
   }
-  optimizer.step();
+  do_step();
   return true;
 }
 

@@ -1,6 +1,8 @@
 // Dynamic loss scaling for fp16 training (torch.cuda.amp.GradScaler semantics), on any device.
 #pragma once
 
+#include <functional>
+
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
@@ -27,9 +29,14 @@ class LossScaler {
   // Divides every gradient of `optimizer` by the scale and records whether any was NaN/Inf.
   // Idempotent within one iteration (a second call does nothing).
   void unscale_(torch::optim::Optimizer& optimizer);
-  // Unscales if needed, then steps unless a non-finite gradient was found. Returns true when the
-  // optimizer stepped; a skipped step increments skipped_steps().
-  bool step(torch::optim::Optimizer& optimizer);
+  // Unscales if needed, then steps unless a non-finite gradient was found (`step_fn`, or
+  // optimizer.step() when it is empty). Returns true when the optimizer stepped; a skipped step
+  // increments skipped_steps().
+  bool step(torch::optim::Optimizer& optimizer, const std::function<void()>& step_fn = nullptr);
+  // Sharded runs: each process unscales only its shards' gradients, so whether any was non-finite
+  // is decided over every process (`any_rank`: a collective every rank calls in unscale_), and
+  // every process then skips, backs off or grows alike.
+  void set_found_inf_reduction(std::function<bool(bool)> any_rank) { any_rank_ = std::move(any_rank); }
   // Backs off on overflow, grows after growth_interval clean steps; resets the per-iteration state.
   void update();
 
@@ -51,6 +58,7 @@ class LossScaler {
   bool unscaled_ = false;
   bool found_inf_ = false;
   bool stepped_or_checked_ = false;
+  std::function<bool(bool)> any_rank_;
 };
 
 }  // namespace lerobot

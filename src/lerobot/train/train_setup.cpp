@@ -47,9 +47,6 @@ void apply_policy_preset(TrainPipelineConfig& cfg) {
 void refuse_with_sharding(const TrainPipelineConfig& cfg) {
   const std::string fix = "drop it, or train with plain data parallelism (--parallelism.dp_shard=1)";
   if (cfg.ema.enable) throw_usage("--ema.enable is not built for sharded runs yet", "--ema.enable", fix);
-  if (cfg.accelerator.mixed_precision == "fp16")
-    throw_usage("fp16 loss scaling is not built for sharded runs yet", "--accelerator.mixed_precision",
-                "use --accelerator.mixed_precision=bf16 (or no)");
   if (!cfg.distributed.reduce_gradients)
     throw_usage("--distributed.reduce_gradients=false has no meaning in a sharded run (the shards are the reduction)",
                 "--distributed.reduce_gradients", "drop it");
@@ -295,6 +292,14 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
     LossScalerOptions so;
     so.init_scale = cfg.accelerator.loss_scale_init;
     s->scaler = std::make_unique<LossScaler>(so);
+    // A sharded run's processes unscale different shards: an overflow anywhere skips the step
+    // everywhere, and the scales stay equal.
+    if (s->sharded)
+      s->scaler->set_found_inf_reduction([group = s->group](bool found) {
+        torch::Tensor t = torch::tensor({found ? 1.0f : 0.0f}).to(group->device());
+        group->all_reduce(t, ReduceOp::kSum);
+        return t.item<float>() > 0;
+      });
   }
 
   // Replicas start identical: rank 0's parameters and buffers everywhere.

@@ -139,7 +139,7 @@ void UpdateStep::clip_and_step(int64_t step, UpdateResult& r) {
     r.skipped_on_device = skip;
   } else if (p_.scaler) {
     if (finite.item<bool>() && !p_.scaler->found_inf()) {  // the scaler's check, as GradScaler's
-      r.skipped = !p_.scaler->step(*p_.optimizer);
+      r.skipped = !p_.scaler->step(*p_.optimizer, [&] { step_shards([&] { p_.optimizer->step(); }); });
       consecutive_nonfinite_ = 0;
     } else {
       r.skipped = true;
