@@ -21,6 +21,7 @@
 # /tmp/deps stay on it) only if the status still shows time for them:
 #   OUT=$OUT DEADLINE=560 PHASES="build gpu suite" bash scripts/gpu_check.sh   # carry [".dev"], timeout_s 590
 #   OUT=$OUT DEADLINE=200 PHASES="bench" bash scripts/gpu_check.sh
+#   OUT=$OUT DEADLINE=280 PHASES="shard" bash scripts/gpu_check.sh  # after a build call (#40's one-GPU figures)
 # Session 23 added LeRobot's own code beside the rewrite (bench/train_step/lerobot_step.py) and a
 # Diffusion batch-32 trio: the bench phase needs ~110 s more (an estimate, not yet timed on a GPU),
 # so DEADLINE=330 and carry [".dev"] for .dev/lerobot_python.tgz.
@@ -213,6 +214,45 @@ for b in (8, 32):
     l, o = ms(base + "_lerobot.log"), ms(base + "_ours.log")
     print(f"ratio pi05_b{b}_bf16 lerobot/ours: lerobot {l} ms, ours {o} ms, {l / o:.2f}x" if l and o
           else f"ratio pi05_b{b}_bf16 lerobot/ours: lerobot {l}, ours {o}")
+EOF
+pack
+fi
+
+# ---- #40 on one GPU: gather/free per unit and activation memory, π0.5 at full width ------------
+# Not in the default PHASES: its own call (PHASES="shard", after a build call; ~3-4 min). π0.5 at
+# full width with 4 SigLIP layers and 4 joint layer pairs (bench/train_step/pi05_full_width_4_layers.json
+# through LEROBOT_PI_ARCH; the units are full-size), bf16, batch 8, graphs off in all three runs:
+# plain; sharded over a one-process NCCL group (--shard_one_process: every unit gathered and freed
+# around its forward and backward); plain with gradient checkpointing. Figures: ms/step and peak
+# allocated memory of each; (sharded - plain) / units is the gather/free cost per unit; plain's peak
+# against checkpointing's is the activation memory it saves.
+if phase shard; then
+PIHF=/tmp/gpu_check_pi_hf
+PISNAP=$PIHF/hub/models--google--paligemma-3b-pt-224/snapshots/0123456789abcdef0123456789abcdef01234567
+mkdir -p "$PISNAP" "$PIHF/hub/models--google--paligemma-3b-pt-224/refs" \
+  && cp tests/policies/data/gemma_tokenizer/tokenizer.json tests/policies/data/gemma_tokenizer/tokenizer_config.json "$PISNAP/" \
+  && printf 0123456789abcdef0123456789abcdef01234567 >"$PIHF/hub/models--google--paligemma-3b-pt-224/refs/main"
+SHENV=(env LEROBOT_PI_ARCH=$PWD/bench/train_step/pi05_full_width_4_layers.json HF_HOME=$PIHF HF_HUB_OFFLINE=1)
+SHFLAGS=(--policy.type=pi05 --policy.device=cuda --batch_size=8 --image_size=224 --policy.empty_cameras=2
+         --policy.dtype=bfloat16 --cuda.graphs=false --steps=5 --warmup=2)
+bench shard_pi05_plain 90 "${SHENV[@]}" $BT "${SHFLAGS[@]}"
+bench shard_pi05_sharded 90 "${SHENV[@]}" $BT "${SHFLAGS[@]}" --shard_one_process
+grep -E "Sharded data parallel" "$L/shard_pi05_sharded.log" | sed 's/^/  shard_pi05_sharded| /' >>"$S"
+bench shard_pi05_checkpointed 90 "${SHENV[@]}" $BT "${SHFLAGS[@]}" --policy.gradient_checkpointing=true
+python3 - "$L" <<'EOF' | tee -a "$S"
+import os, re, sys
+def grab(name, pattern):
+    try:
+        m = re.search(pattern, open(os.path.join(sys.argv[1], name + ".log")).read())
+        return float(m.group(1)) if m else None
+    except OSError:
+        return None
+plain, sharded = grab("shard_pi05_plain", r"ms/step: median ([0-9.]+)"), grab("shard_pi05_sharded", r"ms/step: median ([0-9.]+)")
+units = grab("shard_pi05_sharded", r"over 1 processes: ([0-9]+) units")
+if plain and sharded and units:
+    print(f"gather/free on one GPU: plain {plain} ms, sharded {sharded} ms, {(sharded - plain) / units:.2f} ms per unit ({units:.0f} units)")
+peaks = {n: grab("shard_pi05_" + n, r"peak device memory: ([0-9.]+) GiB allocated") for n in ("plain", "sharded", "checkpointed")}
+print("peak allocated GiB: " + ", ".join(f"{n} {v}" for n, v in peaks.items()))
 EOF
 pack
 fi

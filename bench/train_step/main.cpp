@@ -14,6 +14,9 @@
 // large frames would dominate the run); a larger --image_size replaces the cameras of the batch
 // with random frames of that size (a synthetic batch: the step's work depends on the shape only).
 // --infer_iters=N also times predict_action_chunk on one sample (batch 1, eval mode, no grad).
+// --shard_one_process runs the step sharded over a one-process group (each unit gathered and
+// freed around its forward and backward; NCCL on CUDA): against the plain step, the gather/free
+// cost; its start-up and traffic lines are printed.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -35,7 +38,11 @@
 #include "lerobot/policies/act/attention.h"
 #include "lerobot/policies/graphed_inference.h"
 #include "lerobot/eval/record.h"
+#include "lerobot/distributed/process_group.h"
+#include "lerobot/optim/multi_tensor.h"
+#include "lerobot/optim/scheduler.h"
 #include "lerobot/train/batch_prep.h"
+#include "lerobot/train/sharded_training.h"
 #include "lerobot/train/step_capture.h"
 #include "lerobot/train/train_config.h"
 #include "lerobot/train/train_setup.h"
@@ -62,7 +69,7 @@ int run_bench(int argc, char** argv);
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::printf("usage: bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [--batch_size=8] "
+      std::printf("usage: bench_train_step [--steps=20] [--warmup=3] [--image_size=96] [--batch_size=8] [--shard_one_process] "
                   "[--infer_iters=0] [--attention=fused|composite] [--policy.type=act|diffusion] [any lerobot-cpp train flag]\n");
       return 0;
     }
@@ -80,6 +87,7 @@ int run_bench(int argc, char** argv) {
   int steps = 20, warmup = 3;
   int64_t image_size = 96, batch_size = 8, infer_iters = 0;
   std::string policy_type = "act";
+  bool shard_one_process = false;
   std::vector<std::string> extra;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -89,6 +97,7 @@ int run_bench(int argc, char** argv) {
     else if (a.rfind("--batch_size=", 0) == 0) batch_size = std::stoll(a.substr(13));
     else if (a.rfind("--infer_iters=", 0) == 0) infer_iters = std::stoll(a.substr(14));
     else if (a.rfind("--policy.type=", 0) == 0) policy_type = a.substr(14);
+    else if (a == "--shard_one_process") shard_one_process = true;
     else if (a == "--attention=composite") set_attention_kernel(AttentionKernel::kComposite);
     else if (a == "--attention=fused") set_attention_kernel(AttentionKernel::kFused);
     else extra.push_back(a);
@@ -108,7 +117,31 @@ int run_bench(int argc, char** argv) {
     args.push_back("--policy.pretrained_backbone_weights=null");
   args.insert(args.end(), extra.begin(), extra.end());
   auto setup = make_train_setup(parse_train_config(args), LaunchEnv{}, std::nullopt);
-  const UpdateStepParts parts = update_step_parts(*setup);
+  UpdateStepParts parts = update_step_parts(*setup);
+  // --shard_one_process: the same step sharded over a one-process group (NCCL by name on CUDA, as
+  // on eight GPUs; the no-op group on the CPU): every unit is gathered and freed around its forward
+  // and backward and its gradients reduce-scattered, so the difference to the plain step is what
+  // gather/free costs per step (#40's one-GPU figure).
+  std::shared_ptr<ProcessGroup> shard_group;
+  std::unique_ptr<ShardedTraining> sharded;
+  std::unique_ptr<torch::optim::Optimizer> sharded_optimizer;
+  std::unique_ptr<Scheduler> sharded_scheduler;
+  if (shard_one_process) {
+    shard_group = make_process_group(LaunchEnv{}, process_group_options(setup->device.is_cuda() ? "nccl" : "gloo", 600));
+    const std::vector<PolicyParamGroup> groups = setup->cfg.use_policy_training_preset
+                                                     ? setup->policy->optim_param_groups()
+                                                     : setup->policy->Policy::optim_param_groups();
+    sharded = std::make_unique<ShardedTraining>(*setup->policy, groups, setup->cfg.accelerator.fsdp, shard_group, 1,
+                                                setup->checkpoint_runner.get());
+    sharded_optimizer = make_optimizer(*setup->cfg.optimizer, sharded->optimizer_groups(),
+                                       parse_optimizer_impl(setup->cfg.optimizer_impl));
+    sharded_scheduler = make_scheduler(setup->cfg.scheduler.ptr(), *sharded_optimizer, setup->cfg.steps);
+    parts.optimizer = sharded_optimizer.get();
+    parts.scheduler = sharded_scheduler.get();
+    parts.sharded = &sharded->params();
+    parts.unit_runner = sharded->runner();
+    std::printf("%s\n", sharded->report().c_str());
+  }
   UpdateStep plain(parts);
   // --cuda.graphs (default true): the trainer's whole-step capture where it is safe.
   CapturedUpdateStep update(
@@ -215,6 +248,7 @@ int run_bench(int argc, char** argv) {
   if (!infer_ms.empty()) print_chunks("ms/chunk", infer_ms);
   if (!graphed_ms.empty()) print_chunks("ms/chunk graphed", graphed_ms);
   else if (infer_iters > 0) std::printf("inference graphs: off: %s\n", graphed_why_not.c_str());
+  if (sharded) std::printf("%s\n", sharded->traffic_report().c_str());
   if (peak) std::printf("peak device memory: %.2f GiB allocated, %.2f GiB reserved\n", peak->allocated_gb, peak->reserved_gb);
   else std::printf("peak host memory (max RSS): %.2f GiB\n", max_rss_gb());
   std::fflush(stdout);
