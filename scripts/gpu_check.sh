@@ -170,6 +170,16 @@ EOF
 pack
 fi
 
+# An offline HF cache at $PIHF holding google/paligemma-3b-pt-224's tokenizer files (the reduced
+# Gemma tokenizer of tests/policies/data: Gemma's ids, no gated files).
+PIHF=/tmp/gpu_check_pi_hf
+pi_hf_cache() {
+  local snap=$PIHF/hub/models--google--paligemma-3b-pt-224/snapshots/0123456789abcdef0123456789abcdef01234567
+  mkdir -p "$snap" "$PIHF/hub/models--google--paligemma-3b-pt-224/refs" \
+    && cp tests/policies/data/gemma_tokenizer/tokenizer.json tests/policies/data/gemma_tokenizer/tokenizer_config.json "$snap/" \
+    && printf 0123456789abcdef0123456789abcdef01234567 >"$PIHF/hub/models--google--paligemma-3b-pt-224/refs/main"
+}
+
 # ---- π0.5 at full size (#39): ours against LeRobot's own PI05Policy, bf16, checkpointing ---------
 # Not in the default PHASES: its own call (PHASES="pi") on the warm machine after a build call
 # (build-cuda stays there), carry [".dev"] (.dev/lerobot_python.tgz must be one staged with
@@ -185,11 +195,7 @@ fi
 # steps: ~5-7 min, so DEADLINE=540, timeout_s 590 and nothing else in that call. Each run has its
 # own limit; a failing or out-of-memory run is logged and the next one still runs.
 if phase pi; then
-PIHF=/tmp/gpu_check_pi_hf
-PISNAP=$PIHF/hub/models--google--paligemma-3b-pt-224/snapshots/0123456789abcdef0123456789abcdef01234567
-mkdir -p "$PISNAP" "$PIHF/hub/models--google--paligemma-3b-pt-224/refs" \
-  && cp tests/policies/data/gemma_tokenizer/tokenizer.json tests/policies/data/gemma_tokenizer/tokenizer_config.json "$PISNAP/" \
-  && printf 0123456789abcdef0123456789abcdef01234567 >"$PIHF/hub/models--google--paligemma-3b-pt-224/refs/main"
+pi_hf_cache
 PIENV=(env -u LEROBOT_PI_ARCH HF_HOME=$PIHF HF_HUB_OFFLINE=1)
 PILB=(skip)
 [[ ${LB[0]} != skip ]] && PILB=(env PYTHONPATH=$LRPY/python python3 bench/train_step/lerobot_pi_step.py)
@@ -227,11 +233,7 @@ fi
 # allocated memory of each; (sharded - plain) / units is the gather/free cost per unit; plain's peak
 # against checkpointing's is the activation memory it saves.
 if phase shard; then
-PIHF=/tmp/gpu_check_pi_hf
-PISNAP=$PIHF/hub/models--google--paligemma-3b-pt-224/snapshots/0123456789abcdef0123456789abcdef01234567
-mkdir -p "$PISNAP" "$PIHF/hub/models--google--paligemma-3b-pt-224/refs" \
-  && cp tests/policies/data/gemma_tokenizer/tokenizer.json tests/policies/data/gemma_tokenizer/tokenizer_config.json "$PISNAP/" \
-  && printf 0123456789abcdef0123456789abcdef01234567 >"$PIHF/hub/models--google--paligemma-3b-pt-224/refs/main"
+pi_hf_cache
 SHENV=(env LEROBOT_PI_ARCH=$PWD/bench/train_step/pi05_full_width_4_layers.json HF_HOME=$PIHF HF_HUB_OFFLINE=1)
 SHFLAGS=(--policy.type=pi05 --policy.device=cuda --batch_size=8 --image_size=224 --policy.empty_cameras=2
          --policy.dtype=bfloat16 --cuda.graphs=false --steps=5 --warmup=2)
