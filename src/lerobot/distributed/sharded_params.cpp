@@ -130,9 +130,13 @@ struct ShardedParameters::State {
     }
     if (!unit.stale) return;
     unit.stale = false;
+    copy_host_shards(unit, /*non_blocking=*/true);
+  }
+  // The unit's offloaded host shards into their device copies, on the current stream.
+  void copy_host_shards(const Unit& unit, bool non_blocking) {
     torch::NoGradGuard no_grad;
     for (size_t f : unit.flats)
-      if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach(), /*non_blocking=*/true);
+      if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach(), non_blocking);
   }
   // Every unit's device copies taken from the host again, except those step_offloaded wrote since
   // the optimizer's step (begin_forward, gather_all: the host shards may have changed by any path).
@@ -150,10 +154,8 @@ struct ShardedParameters::State {
   void upload_stepped_unit(size_t u) {
     Unit& unit = units[u];
     const c10::Device device = group->device();
-    torch::NoGradGuard no_grad;
     if (!device.is_cuda()) {  // CPU: the copies are the host's own work
-      for (size_t f : unit.flats)
-        if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach());
+      copy_host_shards(unit, /*non_blocking=*/false);
     } else {
       c10::impl::VirtualGuardImpl impl(device.type());
       if (!upload_stream) upload_stream = impl.getStreamFromGlobalPool(device);
@@ -162,8 +164,7 @@ struct ShardedParameters::State {
       reads_done.block(*upload_stream);
       {
         c10::StreamGuard on_upload(*upload_stream);
-        for (size_t f : unit.flats)
-          if (offloaded(flats[f])) flats[f].device_shard.copy_(flats[f].shard.detach(), /*non_blocking=*/true);
+        copy_host_shards(unit, /*non_blocking=*/true);
       }
       unit.uploaded = std::make_unique<c10::Event>(device.type());
       unit.uploaded->record(*upload_stream);
@@ -396,11 +397,7 @@ int64_t ShardedParameters::flat_numel(size_t flat) const { return state_->flats.
 
 ShardedTraffic ShardedParameters::traffic() const { return state_->traffic; }
 
-int64_t ShardedParameters::gathered_bytes() const {
-  int64_t n = 0;
-  for (const Flat& f : state_->flats) n += static_cast<int64_t>(f.full.storage().nbytes());
-  return n;
-}
+int64_t ShardedParameters::gathered_bytes() const { return state_->held_bytes; }
 int64_t ShardedParameters::peak_gathered_bytes() const { return state_->peak_held_bytes; }
 void ShardedParameters::reset_peak_gathered() { state_->peak_held_bytes = state_->held_bytes; }
 
@@ -582,6 +579,10 @@ void ShardedParameters::step_offloaded(const std::function<void()>& step) {
       grads[f] = s.flats[f].shard.grad();
       s.flats[f].shard.mutable_grad() = torch::Tensor();
     }
+  const auto give_back = [&] {
+    for (size_t f = 0; f < s.flats.size(); ++f)
+      if (grads[f].defined()) s.flats[f].shard.mutable_grad() = grads[f];
+  };
   try {
     for (size_t u : sequence) {
       bool any = false;
@@ -597,12 +598,10 @@ void ShardedParameters::step_offloaded(const std::function<void()>& step) {
       if (s.units[u].stale) s.upload_stepped_unit(u);
     }
   } catch (...) {
-    for (size_t f = 0; f < s.flats.size(); ++f)
-      if (grads[f].defined()) s.flats[f].shard.mutable_grad() = grads[f];
+    give_back();
     throw;
   }
-  for (size_t f = 0; f < s.flats.size(); ++f)
-    if (grads[f].defined()) s.flats[f].shard.mutable_grad() = grads[f];
+  give_back();
 }
 
 torch::Tensor ShardedParameters::clip_grad_norm_(double max_norm) {
