@@ -128,10 +128,8 @@ int run_bench(int argc, char** argv) {
   std::unique_ptr<Scheduler> sharded_scheduler;
   if (shard_one_process) {
     shard_group = make_process_group(LaunchEnv{}, process_group_options(setup->device.is_cuda() ? "nccl" : "gloo", 600));
-    const std::vector<PolicyParamGroup> groups = setup->cfg.use_policy_training_preset
-                                                     ? setup->policy->optim_param_groups()
-                                                     : setup->policy->Policy::optim_param_groups();
-    sharded = std::make_unique<ShardedTraining>(*setup->policy, groups, setup->cfg.accelerator.fsdp, shard_group, 1,
+    sharded = std::make_unique<ShardedTraining>(*setup->policy, training_param_groups(setup->cfg, *setup->policy),
+                                                setup->cfg.accelerator.fsdp, shard_group, 1,
                                                 setup->checkpoint_runner.get());
     sharded_optimizer = make_optimizer(*setup->cfg.optimizer, sharded->optimizer_groups(),
                                        parse_optimizer_impl(setup->cfg.optimizer_impl));

@@ -95,6 +95,10 @@ fs::path default_output_dir(const std::string& job_name, ProcessGroup& group) {
 
 }  // namespace
 
+std::vector<PolicyParamGroup> training_param_groups(const TrainPipelineConfig& cfg, Policy& policy) {
+  return cfg.use_policy_training_preset ? policy.optim_param_groups() : policy.Policy::optim_param_groups();
+}
+
 std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const LaunchEnv& launch,
                                              const std::optional<fs::path>& resume_from) {
   auto s = std::make_unique<TrainSetup>();
@@ -268,11 +272,8 @@ std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const Laun
   // Optimizer and scheduler: the policy's preset unless disabled (never recomputed on resume).
   if (cfg.use_policy_training_preset && !resume_from) apply_policy_preset(cfg);
   if (!cfg.optimizer) throw_usage("no optimizer", "--optimizer.type", "pass --optimizer.type=adamw or keep the policy preset");
-  // The policy's own parameter groups go with its preset (ACT: the backbone at its own lr); without
-  // the preset, one group of every parameter (LeRobot's optim/factory.py: get_optim_params() if
-  // use_policy_training_preset else parameters()). A resumed run takes the flag from its checkpoint.
-  const std::vector<PolicyParamGroup> groups =
-      cfg.use_policy_training_preset ? s->policy->optim_param_groups() : s->policy->Policy::optim_param_groups();
+  // A resumed run takes use_policy_training_preset from its checkpoint.
+  const std::vector<PolicyParamGroup> groups = training_param_groups(cfg, *s->policy);
   // --parallelism.dp_shard > 1: parameters, gradients and optimizer state sharded by unit over the
   // processes (sharded_training.h); the optimizer steps the shards. The shards are cut from rank
   // 0's parameters.

@@ -66,6 +66,11 @@ struct TrainSetup {
   int world_size() const { return group->world_size(); }
 };
 
+// The optimizer's parameter groups a run uses: the policy's own with its preset (ACT: the backbone
+// at its own lr), else one group of every trainable parameter (LeRobot's optim/factory.py:
+// get_optim_params() if use_policy_training_preset else parameters()).
+std::vector<PolicyParamGroup> training_param_groups(const TrainPipelineConfig& cfg, Policy& policy);
+
 // Builds the run. `resume_from` is the checkpoint dir when --resume=true.
 std::unique_ptr<TrainSetup> make_train_setup(TrainPipelineConfig cfg, const LaunchEnv& launch,
                                              const std::optional<fs::path>& resume_from);
