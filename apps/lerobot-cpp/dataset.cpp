@@ -16,7 +16,6 @@
 #include "lerobot/datasets/dataset_stats.h"
 #include "lerobot/datasets/lerobot_dataset.h"
 #include "lerobot/datasets/validate.h"
-#include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/io/video/video_probe.h"
 
 namespace lerobot::app {
@@ -151,19 +150,7 @@ int stats_main(const Args& args) {
         st[f.key] = compute_image_stats(ds.decode_frames(f.key, picks));
         continue;
       }
-      const auto& e = m.episode(ds.episode_of(from));
-      ParquetFile pf(root / e.data_file);
-      const RowRange rr{e.data_row_begin, e.data_row_begin + e.length};
-      torch::Tensor t;
-      if (f.shape.size() == 1 && f.shape[0] > 1) {
-        auto c = pf.read_float_list(f.key, rr);
-        t = torch::tensor(c.values, torch::kFloat32).reshape({e.length, f.shape[0]});
-      } else if (f.dtype == "float32") {
-        t = torch::tensor(pf.read_float(f.key, rr), torch::kFloat32);
-      } else {
-        t = torch::tensor(pf.read_int64(f.key, rr), torch::kInt64);
-      }
-      st[f.key] = compute_array_stats(t);
+      st[f.key] = compute_array_stats(read_episode_column(root, f, m.episode(ds.episode_of(from))));
     }
     per_ep.push_back(std::move(st));
   }

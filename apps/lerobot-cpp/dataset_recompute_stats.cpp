@@ -21,7 +21,6 @@
 #include "lerobot/datasets/dataset_metadata.h"
 #include "lerobot/datasets/dataset_stats.h"
 #include "lerobot/datasets/relative_action_stats.h"
-#include "lerobot/io/parquet/parquet_file.h"
 #include "lerobot/policies/relative_actions.h"
 
 namespace lerobot::app {
@@ -68,16 +67,6 @@ std::optional<std::vector<std::string>> parse_joints(const std::string& text) {
     if (!part.empty()) out.push_back(part);
   }
   return out;
-}
-
-// One episode's column of a numeric feature: (length, D) for vectors, (length) for scalars.
-torch::Tensor episode_column(const fs::path& root, const FeatureSpec& f, const EpisodeInfo& e) {
-  ParquetFile pf(root / e.data_file);
-  const RowRange rr{e.data_row_begin, e.data_row_begin + e.length};
-  if (f.shape.size() == 1 && f.shape[0] > 1)
-    return torch::tensor(pf.read_float_list(f.key, rr).values, torch::kFloat32).reshape({e.length, f.shape[0]});
-  if (f.dtype == "float32" || f.dtype == "float64") return torch::tensor(pf.read_float(f.key, rr), torch::kFloat32);
-  return torch::tensor(pf.read_int64(f.key, rr), torch::kInt64);
 }
 
 std::optional<std::vector<std::string>> names_of(const FeatureSpec& f) {
@@ -178,7 +167,7 @@ int dataset_recompute_stats_main(const Args& input) {
     DatasetStats st;
     for (const auto& f : m.features) {
       if (f.is_string() || f.is_camera() || bookkeeping.count(f.key)) continue;
-      torch::Tensor col = episode_column(src, f, e);
+      torch::Tensor col = read_episode_column(src, f, e);
       if (relative && (&f == action || &f == state)) {
         (&f == action ? actions : states).push_back(col.reshape({e.length, -1}));
         if (&f == action) continue;

@@ -5,8 +5,18 @@
 #include <cmath>
 
 #include "lerobot/common/error.h"
+#include "lerobot/io/parquet/parquet_file.h"
 
 namespace lerobot {
+
+torch::Tensor read_episode_column(const fs::path& root, const FeatureSpec& f, const EpisodeInfo& e) {
+  ParquetFile pf(root / e.data_file);
+  const RowRange rr{e.data_row_begin, e.data_row_begin + e.length};
+  if (f.shape.size() == 1 && f.shape[0] > 1)
+    return torch::tensor(pf.read_float_list(f.key, rr).values, torch::kFloat32).reshape({e.length, f.shape[0]});
+  if (f.dtype == "float32" || f.dtype == "float64") return torch::tensor(pf.read_float(f.key, rr), torch::kFloat32);
+  return torch::tensor(pf.read_int64(f.key, rr), torch::kInt64);
+}
 
 namespace {
 

@@ -6,11 +6,16 @@
 
 #include <vector>
 
+#include "lerobot/common/fs.h"
 #include "lerobot/datasets/dataset_metadata.h"
 
 namespace lerobot {
 
 inline constexpr const char* kQuantileStats[] = {"q01", "q10", "q50", "q90", "q99"};
+
+// One episode's column of a numeric feature from `root`'s parquet: (length, D) float32 for vectors,
+// (length) float32 for float scalars, (length) int64 otherwise.
+torch::Tensor read_episode_column(const fs::path& root, const FeatureSpec& feature, const EpisodeInfo& episode);
 
 // Stats of `values` (N, ...) reduced over dim 0 (vectors: shape (D); scalars: shape (1)).
 // Quantiles are exact (linear interpolation) rather than LeRobot's 5000-bin histogram estimate.
